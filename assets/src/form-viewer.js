@@ -1,0 +1,2 @@
+// Inbox bundle: renders a form-js schema and collects the submitted data.
+export { Form, createForm, schemaVersion } from '@bpmn-io/form-js-viewer';
