@@ -1,0 +1,51 @@
+package model
+
+// Format is the source format a definition was written in.
+type Format string
+
+const (
+	FormatBPMN  Format = "bpmn"
+	FormatDAG   Format = "dag"   // the JSON DAG format (DataWorkflows)
+	FormatGraph Format = "graph" // the graph JSON/YAML format (Execution Engine)
+)
+
+// Definition is a parsed, linked process definition: what gets deployed.
+type Definition struct {
+	Key       string // what clients start: the main process id, DAG id or graphId
+	Name      string
+	Format    Format
+	Processes []*Process
+	Variables map[string]any // default variables every instance starts with
+}
+
+// Process returns the process with the given id, or the main one for "".
+func (d *Definition) Process(id string) *Process {
+	if id == "" {
+		return d.Main()
+	}
+	for _, p := range d.Processes {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// Main is the process that runs when a client starts the definition: the one
+// whose id is the key, else the first executable one, else the first.
+func (d *Definition) Main() *Process {
+	for _, p := range d.Processes {
+		if p.ID == d.Key {
+			return p
+		}
+	}
+	for _, p := range d.Processes {
+		if p.Executable {
+			return p
+		}
+	}
+	if len(d.Processes) > 0 {
+		return d.Processes[0]
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package model
+
+import "time"
+
+// Node is a flow node: an event, a gateway or an activity.
+//
+// Fields ending in ID are what a parser fills in; Link resolves them into the
+// pointer fields next to them.
+type Node struct {
+	ID            string
+	Name          string
+	Documentation string
+	Kind          Kind
+	Trigger       Trigger // events: what they wait for or throw
+
+	Index    int    // dense index, unique within the Process across all scopes
+	Scope    *Scope // the scope the node sits in
+	Incoming []*Flow
+	Outgoing []*Flow
+
+	DefaultID string // gateways and activities: the flow taken when no condition holds
+	Default   *Flow
+
+	// Events.
+	Timer        *Timer
+	Message      *Message
+	ErrorCode    string // error end event: the code thrown; error boundary: the code caught ("" catches all)
+	ErrorMessage string
+	LinkName     string // link events pair a throw and a catch by name
+	SignalName   string
+	AttachedToID string // boundary events
+	AttachedTo   *Node
+	Interrupting bool    // boundary events: cancel the activity when they fire
+	Boundaries   []*Node // activities: the boundary events attached to them
+
+	// Activities.
+	Job     Job    // service tasks
+	Script  Script // script tasks
+	Human   Human  // user tasks
+	Inputs  []Mapping
+	Outputs []Mapping
+	Retry   RetryPolicy
+	Body    *Scope // embedded sub-process
+
+	// Attrs keeps format-specific details worth showing (e.g. a DAG actionType).
+	Attrs map[string]string
+}
+
+// Job says how a service task's work is done: by a handler registered for
+// Type, by the built-in handlers, or by an external worker polling for Type.
+type Job struct {
+	Type       string
+	Headers    map[string]string
+	Parameters map[string]any // values may hold ${...} templates
+	Timeout    time.Duration  // 0: the engine's default
+}
+
+// Script is the body of a script task.
+type Script struct {
+	Format         string // "javascript" (the only one that runs)
+	Source         string
+	ResultVariable string // when set the result is stored here, else an object result is merged
+}
+
+// Human describes the inbox task a user task creates. Values may be
+// expressions (=expr or ${expr}); lists given as one expression are evaluated to a list.
+type Human struct {
+	Assignee        string
+	CandidateUsers  []string
+	CandidateGroups []string
+	FormKey         string // reference to a deployed form
+	Form            string // inline form-js schema (JSON)
+	Priority        string
+	DueDate         string
+	FollowUpDate    string
+}
+
+// Message names what a message event or receive task waits for and how an
+// incoming message is matched to an instance.
+type Message struct {
+	Name           string
+	CorrelationKey string // expression evaluated when the subscription opens
+}
+
+// Mapping copies the value of an expression into a variable.
+// Inputs build the local variables of an activity; outputs write back to the scope.
+type Mapping struct {
+	Source string // expression: =FEEL, ${JUEL} or JavaScript (parsers quote literals)
+	Target string // variable name, dotted path allowed
+}
+
+// IsWaitState reports whether a token on the node waits for something outside the instance.
+func (n *Node) IsWaitState() bool {
+	switch n.Kind {
+	case KindUserTask, KindServiceTask, KindReceiveTask, KindEventBasedGateway, KindSubProcess:
+		return true
+	case KindIntermediateCatchEvent:
+		return n.Trigger != TriggerLink && n.Trigger != TriggerNone
+	}
+	return false
+}
+
+// Label is the name when set, else the id: what messages show a person.
+func (n *Node) Label() string {
+	if n.Name != "" {
+		return n.Name
+	}
+	return n.ID
+}

@@ -1,0 +1,97 @@
+package model
+
+import "time"
+
+// Backoff is how the delay between attempts grows.
+type Backoff uint8
+
+const (
+	BackoffExponential Backoff = iota // the default
+	BackoffFixed
+	BackoffLinear
+)
+
+// Retry policy defaults for activities that run work.
+const (
+	RetriesDefault       = 2 // three attempts in all
+	RetryDelayDefault    = time.Second
+	RetryMaxDelayDefault = time.Minute
+	RetryJitterDefault   = 0.1
+)
+
+// RetryPolicy says how often and how soon failed work runs again before the
+// token gets an incident.
+type RetryPolicy struct {
+	Retries  int // attempts after the first; 0 means RetriesDefault, NoRetries means none
+	Backoff  Backoff
+	Delay    time.Duration
+	MaxDelay time.Duration
+	Jitter   float64  // 0..1: the share of each delay that is randomised
+	RetryOn  []string // error codes that retry; empty: every error retries
+}
+
+// NoRetries as RetryPolicy.Retries means a failure goes straight to an incident.
+const NoRetries = -1
+
+// RetriesFromAttempts converts a total attempt count (Zeebe's and Camunda's
+// "retries") into Retries: attempts after the first.
+func RetriesFromAttempts(attempts int) int {
+	if attempts <= 1 {
+		return NoRetries
+	}
+	return attempts - 1
+}
+
+// WithDefaults fills what is unset.
+func (r RetryPolicy) WithDefaults() RetryPolicy {
+	switch {
+	case r.Retries == 0:
+		r.Retries = RetriesDefault
+	case r.Retries < 0:
+		r.Retries = 0
+	}
+	if r.Delay == 0 {
+		r.Delay = RetryDelayDefault
+	}
+	if r.MaxDelay == 0 {
+		r.MaxDelay = RetryMaxDelayDefault
+	}
+	if r.Jitter == 0 {
+		r.Jitter = RetryJitterDefault
+	}
+	return r
+}
+
+// DelayFor returns the delay before retry number n (1 for the first retry),
+// before jitter, capped at MaxDelay.
+func (r RetryPolicy) DelayFor(n int) time.Duration {
+	d := r.Delay
+	switch r.Backoff {
+	case BackoffLinear:
+		d = r.Delay * time.Duration(n)
+	case BackoffExponential:
+		for i := 1; i < n && d < r.MaxDelay; i++ {
+			d *= 2
+		}
+	}
+	if r.MaxDelay > 0 && d > r.MaxDelay {
+		d = r.MaxDelay
+	}
+	return d
+}
+
+// Allows reports whether an error with code may be retried after attempt (1-based).
+func (r RetryPolicy) Allows(attempt int, code string) bool {
+	if attempt > r.Retries {
+		return false
+	}
+	if len(r.RetryOn) == 0 {
+		return true
+	}
+	for _, c := range r.RetryOn {
+		if c == code {
+			return true
+		}
+	}
+	return false
+}

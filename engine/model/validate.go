@@ -1,0 +1,314 @@
+package model
+
+// Checks compile the expressions, scripts and timers of a definition. The
+// engine supplies them; a nil func skips that check.
+type Checks struct {
+	Expression func(text string) error
+	Script     func(format, source string) error
+	Timer      func(t *Timer) error
+}
+
+// Validate reports everything wrong with a linked definition, each problem
+// naming its element. It does not stop at the first problem.
+func Validate(d *Definition, c Checks) Problems {
+	var probs Problems
+	if d.Key == "" {
+		probs.Add("", "the definition has no key: give the process (or DAG/graph) an id")
+	}
+	if len(d.Processes) == 0 {
+		probs.Add(d.Key, "the definition has no process")
+	}
+	for _, p := range d.Processes {
+		v := validator{p: p, c: c, probs: &probs}
+		v.scope(&p.Scope)
+		for _, n := range p.AllNodes {
+			v.node(n)
+		}
+		for _, f := range p.AllFlows {
+			v.flow(f)
+		}
+	}
+	return probs
+}
+
+type validator struct {
+	p     *Process
+	c     Checks
+	probs *Problems
+}
+
+func (v *validator) add(id, format string, args ...any) { v.probs.Add(id, format, args...) }
+
+func (v *validator) scope(s *Scope) {
+	starts := s.Starts()
+	owner := s.ID
+	if s.Owner != nil {
+		owner = s.Owner.ID
+		if len(s.NoneStarts()) != 1 {
+			v.add(owner, "a sub-process needs exactly one start event without a trigger, found %d", len(s.NoneStarts()))
+		}
+	} else if len(starts) == 0 {
+		v.add(owner, "the process has no start event: add one")
+	}
+	v.reachability(s, starts)
+	v.cycles(s)
+	for _, n := range s.Nodes {
+		if n.Body != nil {
+			v.scope(n.Body)
+		}
+	}
+}
+
+// reachability reports nodes no token can reach from a start event of the scope.
+func (v *validator) reachability(s *Scope, starts []*Node) {
+	seen := map[*Node]bool{}
+	var visit func(n *Node)
+	visit = func(n *Node) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		for _, f := range n.Outgoing {
+			visit(f.Target)
+		}
+		for _, b := range n.Boundaries {
+			visit(b)
+		}
+		if n.Kind == KindIntermediateThrowEvent && n.Trigger == TriggerLink {
+			for _, m := range s.Nodes {
+				if m.Kind == KindIntermediateCatchEvent && m.Trigger == TriggerLink && m.LinkName == n.LinkName {
+					visit(m)
+				}
+			}
+		}
+	}
+	for _, st := range starts {
+		visit(st)
+	}
+	for _, n := range s.Nodes {
+		if !seen[n] {
+			v.add(n.ID, "cannot be reached from a start event: connect it or remove it")
+		}
+	}
+}
+
+// cycles reports loops that no gateway or condition can leave: such a loop
+// would run forever.
+func (v *validator) cycles(s *Scope) {
+	const (
+		unvisited = iota
+		active
+		done
+	)
+	state := map[*Node]int{}
+	var visit func(n *Node) bool
+	visit = func(n *Node) bool {
+		state[n] = active
+		for _, f := range n.Outgoing {
+			t := f.Target
+			if t.Kind.IsGateway() || f.Condition != "" || len(t.Boundaries) > 0 || t.IsWaitState() {
+				continue
+			}
+			switch state[t] {
+			case active:
+				v.add(t.ID, "is on a loop without a gateway, condition or wait state, which would never end: loop through a gateway")
+				return true
+			case unvisited:
+				if visit(t) {
+					return true
+				}
+			}
+		}
+		state[n] = done
+		return false
+	}
+	for _, n := range s.Nodes {
+		if state[n] == unvisited && !n.Kind.IsGateway() {
+			visit(n)
+		}
+	}
+}
+
+func (v *validator) node(n *Node) {
+	in, out := len(n.Incoming), len(n.Outgoing)
+	switch n.Kind {
+	case KindStartEvent:
+		if in > 0 {
+			v.add(n.ID, "a start event cannot have incoming sequence flows")
+		}
+		if out == 0 {
+			v.add(n.ID, "a start event needs an outgoing sequence flow")
+		}
+	case KindEndEvent:
+		if out > 0 {
+			v.add(n.ID, "an end event cannot have outgoing sequence flows")
+		}
+	case KindBoundaryEvent:
+		if in > 0 {
+			v.add(n.ID, "a boundary event cannot have incoming sequence flows")
+		}
+		if out == 0 {
+			v.add(n.ID, "a boundary event needs an outgoing sequence flow")
+		}
+		switch n.Trigger {
+		case TriggerTimer, TriggerError, TriggerMessage, TriggerSignal:
+		default:
+			v.add(n.ID, "a %s boundary event cannot run: use a timer, error, message or signal boundary event", n.Trigger)
+		}
+	case KindExclusiveGateway, KindInclusiveGateway, KindParallelGateway:
+		if in == 0 {
+			v.add(n.ID, "a %s needs at least one incoming sequence flow", n.Kind)
+		}
+		if out == 0 {
+			v.add(n.ID, "a %s needs at least one outgoing sequence flow", n.Kind)
+		}
+	case KindEventBasedGateway:
+		v.eventGateway(n)
+	}
+	if n.Default != nil && n.Default.Condition != "" {
+		v.add(n.Default.ID, "the default flow of %q cannot have a condition: remove it", n.ID)
+	}
+	if n.Kind == KindParallelGateway {
+		for _, f := range n.Outgoing {
+			if f.Condition != "" {
+				v.add(f.ID, "flows leaving a parallel gateway cannot have conditions: use an inclusive gateway")
+			}
+		}
+	}
+	v.trigger(n)
+	v.activity(n)
+}
+
+func (v *validator) eventGateway(n *Node) {
+	if len(n.Outgoing) < 2 {
+		v.add(n.ID, "an event-based gateway needs at least two outgoing sequence flows")
+	}
+	for _, f := range n.Outgoing {
+		t := f.Target
+		ok := t.Kind == KindReceiveTask ||
+			t.Kind == KindIntermediateCatchEvent && (t.Trigger == TriggerTimer || t.Trigger == TriggerMessage || t.Trigger == TriggerSignal)
+		if !ok {
+			v.add(t.ID, "follows event-based gateway %q but is a %s: only message, timer or signal catch events and receive tasks may", n.ID, t.Kind)
+		}
+		if f.Condition != "" {
+			v.add(f.ID, "flows leaving an event-based gateway cannot have conditions")
+		}
+	}
+}
+
+func (v *validator) trigger(n *Node) {
+	switch n.Trigger {
+	case TriggerTimer:
+		switch {
+		case n.Timer == nil || n.Timer.Expr == "":
+			v.add(n.ID, "the timer has no definition: set a timeDuration, timeDate or timeCycle")
+		case v.c.Timer != nil:
+			if err := v.c.Timer(n.Timer); err != nil {
+				v.add(n.ID, "timer %s %q: %v", n.Timer.Kind, n.Timer.Expr, err)
+			}
+		}
+	case TriggerMessage:
+		if n.Message == nil || n.Message.Name == "" {
+			v.add(n.ID, "the message event has no message name: reference a message with a name")
+		} else {
+			v.expr(n.ID, "correlation key", n.Message.CorrelationKey)
+		}
+	case TriggerLink:
+		if n.LinkName == "" {
+			v.add(n.ID, "the link event has no name: name the link")
+		}
+		if n.Kind == KindIntermediateThrowEvent && !v.hasLinkCatch(n) {
+			v.add(n.ID, "no link catch event named %q in this scope", n.LinkName)
+		}
+	}
+	if n.Kind == KindReceiveTask {
+		if n.Message == nil || n.Message.Name == "" {
+			v.add(n.ID, "the receive task has no message name: reference a message with a name")
+		} else {
+			v.expr(n.ID, "correlation key", n.Message.CorrelationKey)
+		}
+	}
+}
+
+func (v *validator) hasLinkCatch(n *Node) bool {
+	for _, m := range n.Scope.Nodes {
+		if m.Kind == KindIntermediateCatchEvent && m.Trigger == TriggerLink && m.LinkName == n.LinkName {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *validator) activity(n *Node) {
+	for _, m := range n.Inputs {
+		v.mapping(n.ID, "input", m)
+	}
+	for _, m := range n.Outputs {
+		v.mapping(n.ID, "output", m)
+	}
+	if n.Kind == KindScriptTask {
+		switch {
+		case n.Script.Source == "":
+			v.add(n.ID, "the script task has no script: write one")
+		case v.c.Script != nil:
+			if err := v.c.Script(n.Script.Format, n.Script.Source); err != nil {
+				v.add(n.ID, "script: %v", err)
+			}
+		}
+	}
+	if n.Kind == KindUserTask {
+		h := n.Human
+		v.expr(n.ID, "assignee", h.Assignee)
+		v.expr(n.ID, "priority", h.Priority)
+		v.expr(n.ID, "due date", h.DueDate)
+	}
+}
+
+func (v *validator) mapping(id, dir string, m Mapping) {
+	if m.Target == "" {
+		v.add(id, "%s mapping from %q has no target variable", dir, m.Source)
+		return
+	}
+	if m.Source == "" {
+		v.add(id, "%s mapping to %q has no source expression", dir, m.Target)
+		return
+	}
+	if v.c.Expression != nil {
+		if err := v.c.Expression(m.Source); err != nil {
+			v.add(id, "%s mapping %q: %v", dir, m.Target, err)
+		}
+	}
+}
+
+// expr checks text when it is an expression (=expr or ${...}); plain values are literals.
+func (v *validator) expr(id, what, text string) {
+	if text == "" || v.c.Expression == nil || !IsExpression(text) {
+		return
+	}
+	if err := v.c.Expression(text); err != nil {
+		v.add(id, "%s: %v", what, err)
+	}
+}
+
+func (v *validator) flow(f *Flow) {
+	if f.Condition == "" || v.c.Expression == nil {
+		return
+	}
+	if err := v.c.Expression(f.Condition); err != nil {
+		v.add(f.ID, "condition %q: %v", f.Condition, err)
+	}
+}
+
+// IsExpression reports whether a value is an expression (FEEL-style =expr or
+// a JUEL-style ${...}) rather than a literal.
+func IsExpression(text string) bool {
+	if len(text) > 1 && text[0] == '=' {
+		return true
+	}
+	for i := 0; i+1 < len(text); i++ {
+		if text[i] == '$' && text[i+1] == '{' {
+			return true
+		}
+	}
+	return false
+}
