@@ -1,0 +1,120 @@
+package bpmn
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// camunda reads the Camunda 7 extensions (camunda: attributes and elements).
+func (x *extension) camunda() {
+	n, e := x.n, x.e
+	attr := func(name string) string { return e.attr(nsCamunda, name) }
+
+	for _, java := range []string{"class", "delegateExpression", "expression"} {
+		if v := attr(java); v != "" {
+			x.needJobType.Add(n.ID, "camunda:%s %q %s: Workflow++ runs no Java; give the task a job type with wf:type, or camunda:type=\"external\" and camunda:topic, and serve it with a handler or an external worker",
+				java, v, unsupportedMarker)
+		}
+	}
+	if v := attr("decisionRef"); v != "" {
+		x.needJobType.Add(n.ID, "camunda:decisionRef (a DMN decision) %s yet: evaluate the rule in a script task or give the task a job type with wf:type", unsupportedMarker)
+	}
+	switch t := attr("type"); t {
+	case "", "external":
+		set(&n.Job.Type, attr("topic"))
+	default:
+		x.problem("camunda:type %q %s: use camunda:type=\"external\" with camunda:topic, or wf:type", t, unsupportedMarker)
+	}
+
+	h := &n.Human
+	set(&h.Assignee, attr("assignee"))
+	setList(&h.CandidateUsers, attr("candidateUsers"))
+	setList(&h.CandidateGroups, attr("candidateGroups"))
+	set(&h.FormKey, attr("formKey"))
+	set(&h.Priority, attr("priority"))
+	set(&h.DueDate, attr("dueDate"))
+	set(&h.FollowUpDate, attr("followUpDate"))
+	x.resultVariable(attr("resultVariable"))
+
+	for _, el := range e.extensions(nsCamunda) {
+		switch name := el.name.Local; name {
+		case "inputOutput":
+			x.camundaInputOutput(el)
+		case "failedJobRetryTimeCycle":
+			x.camundaRetryCycle(el.trimmed())
+		case "executionListener", "taskListener":
+			x.problem("camunda:%s %s yet: model the work as a task in the flow", name, unsupportedMarker)
+		case "connector":
+			x.needJobType.Add(n.ID, "camunda:connector %s: give the task a job type with wf:type and use the built-in http handler", unsupportedMarker)
+		case "formData":
+			x.problem("camunda:formData (generated forms) %s yet: design the form with form-js and put it in wf:form", unsupportedMarker)
+		}
+		// Others (field, properties, in/out of call activities...) configure
+		// things that are reported already or change nothing that runs.
+	}
+	if attr("resource") != "" {
+		x.problem("camunda:resource (an external script file) %s: put the script inline", unsupportedMarker)
+	}
+}
+
+func (x *extension) camundaInputOutput(io *element) {
+	var in, out []model.Mapping
+	for _, p := range io.children {
+		if p.name.Space != nsCamunda {
+			continue
+		}
+		var dst *[]model.Mapping
+		switch p.name.Local {
+		case "inputParameter":
+			dst = &in
+		case "outputParameter":
+			dst = &out
+		default:
+			continue
+		}
+		name := p.attr("", "name")
+		if len(p.children) > 0 {
+			x.problem("camunda:%s %q holds a camunda:%s, which %s: write the value as one expression",
+				p.name.Local, name, p.children[0].name.Local, unsupportedMarker)
+			continue
+		}
+		source := "null" // an empty parameter is null in Camunda
+		if v := p.trimmed(); v != "" {
+			source = literal(v, model.IsExpression(v))
+		}
+		*dst = append(*dst, model.Mapping{Source: source, Target: name})
+	}
+	if len(in) > 0 {
+		x.n.Inputs = in
+	}
+	if len(out) > 0 {
+		x.n.Outputs = out
+	}
+}
+
+// camundaRetryCycle reads camunda:failedJobRetryTimeCycle, R<n>/<duration>:
+// n retries a fixed delay apart.
+func (x *extension) camundaRetryCycle(v string) {
+	if v == "" {
+		return
+	}
+	count, delay, ok := strings.Cut(v, "/")
+	n, err := strconv.Atoi(strings.TrimPrefix(count, "R"))
+	if !ok || !strings.HasPrefix(count, "R") || err != nil || n < 0 {
+		x.problem("camunda:failedJobRetryTimeCycle %q %s: write R<retries>/<delay>, e.g. R3/PT10M", v, unsupportedMarker)
+		return
+	}
+	d, err := ParseDuration(delay)
+	if err != nil {
+		x.problem("camunda:failedJobRetryTimeCycle %q: %v", v, err)
+		return
+	}
+	x.n.Retry.Retries = n
+	if n == 0 {
+		x.n.Retry.Retries = model.NoRetries
+	}
+	x.n.Retry.Backoff = model.BackoffFixed
+	x.n.Retry.Delay = d
+}

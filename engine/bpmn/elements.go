@@ -1,0 +1,300 @@
+package bpmn
+
+import (
+	"cmp"
+	"strings"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// nodeKinds maps the BPMN flow nodes that run to their kind.
+var nodeKinds = map[string]model.Kind{
+	"startEvent":             model.KindStartEvent,
+	"endEvent":               model.KindEndEvent,
+	"intermediateCatchEvent": model.KindIntermediateCatchEvent,
+	"intermediateThrowEvent": model.KindIntermediateThrowEvent,
+	"boundaryEvent":          model.KindBoundaryEvent,
+	"exclusiveGateway":       model.KindExclusiveGateway,
+	"parallelGateway":        model.KindParallelGateway,
+	"inclusiveGateway":       model.KindInclusiveGateway,
+	"eventBasedGateway":      model.KindEventBasedGateway,
+	"task":                   model.KindTask,
+	"manualTask":             model.KindTask,
+	"userTask":               model.KindUserTask,
+	"serviceTask":            model.KindServiceTask,
+	"sendTask":               model.KindServiceTask,
+	"businessRuleTask":       model.KindServiceTask,
+	"scriptTask":             model.KindScriptTask,
+	"receiveTask":            model.KindReceiveTask,
+	"subProcess":             model.KindSubProcess,
+}
+
+// converter maps the element tree of one document into a Definition,
+// collecting every problem on the way.
+type converter struct {
+	probs    model.Problems
+	messages map[string]*element // by id: what messageRef points to
+	errors   map[string]*element
+	signals  map[string]*element
+	forms    map[string]string // zeebe:userTaskForm id → form JSON, of the process being read
+}
+
+func newConverter() *converter {
+	return &converter{
+		messages: map[string]*element{},
+		errors:   map[string]*element{},
+		signals:  map[string]*element{},
+	}
+}
+
+func (c *converter) definitions(root *element) *model.Definition {
+	def := &model.Definition{Name: root.attr("", "name"), Format: model.FormatBPMN}
+	var processes []*element
+	for _, e := range root.children {
+		if e.name.Space != nsBPMN {
+			continue // diagram interchange and other vendors' elements
+		}
+		switch name := e.name.Local; {
+		case name == "process":
+			processes = append(processes, e)
+		case name == "message":
+			c.messages[e.id()] = e
+		case name == "error":
+			c.errors[e.id()] = e
+		case name == "signal":
+			c.signals[e.id()] = e
+		case name == "choreography" || name == "globalChoreographyTask":
+			c.unsupported(e.id(), e, name, choreographyHint)
+		case ignoredInDefinitions[name]:
+		default:
+			c.unknown(e.id(), e)
+		}
+	}
+	for _, e := range processes {
+		p := c.process(e)
+		def.Processes = append(def.Processes, p)
+		c.probs = append(c.probs, p.Link()...)
+	}
+	if main := def.Main(); main != nil {
+		def.Key = main.ID
+	}
+	return def
+}
+
+func (c *converter) process(e *element) *model.Process {
+	p := model.NewProcess(e.id(), e.attr("", "name"))
+	p.Executable = e.attr("", "isExecutable") != "false"
+	c.forms = map[string]string{}
+	for _, f := range e.extensions(nsZeebe) {
+		if f.name.Local == "userTaskForm" {
+			c.forms[f.attr("", "id")] = f.trimmed()
+		}
+	}
+	c.scope(&p.Scope, e, false)
+	return p
+}
+
+// scope reads the flow elements of a process or sub-process into s.
+func (c *converter) scope(s *model.Scope, e *element, sub bool) {
+	for _, child := range e.children {
+		if child.name.Space != nsBPMN {
+			continue
+		}
+		name := child.name.Local
+		switch {
+		case name == "sequenceFlow":
+			s.Flows = append(s.Flows, c.flow(child))
+		case nodeKinds[name] != model.KindUnknown:
+			s.Nodes = append(s.Nodes, c.node(child))
+		case unsupportedFlowElements[name].kind != model.KindUnknown:
+			s.Nodes = append(s.Nodes, c.placeholder(child, unsupportedFlowElements[name], name))
+		case ignoredInScope[name], sub && isFlowNodeChild(name):
+		default:
+			c.unknown(cmp.Or(child.id(), s.ID), child)
+		}
+	}
+}
+
+// placeholder returns a node standing in for an unsupported flow element, and
+// reports it.
+func (c *converter) placeholder(e *element, ph placeholder, what string) *model.Node {
+	n := &model.Node{
+		ID:    e.id(),
+		Name:  e.attr("", "name"),
+		Kind:  ph.kind,
+		Attrs: map[string]string{"element": e.name.Local, "unsupported": "true"},
+	}
+	c.unsupported(n.ID, e, what, ph.hint)
+	return n
+}
+
+func (c *converter) node(e *element) *model.Node {
+	if e.is(nsBPMN, "subProcess") && e.attr("", "triggeredByEvent") == "true" {
+		return c.placeholder(e, eventSubProcess, `event sub-process (subProcess triggeredByEvent="true")`)
+	}
+	name := e.name.Local
+	n := &model.Node{
+		ID:            e.id(),
+		Name:          e.attr("", "name"),
+		Documentation: documentation(e),
+		Kind:          nodeKinds[name],
+		DefaultID:     ref(e.attr("", "default")),
+	}
+	if name != n.Kind.String() {
+		n.Attrs = map[string]string{"element": name} // sendTask, businessRuleTask, manualTask
+	}
+	c.children(n, e)
+	switch n.Kind {
+	case model.KindBoundaryEvent:
+		n.AttachedToID = ref(e.attr("", "attachedToRef"))
+		n.Interrupting = e.attr("", "cancelActivity") != "false"
+	case model.KindEventBasedGateway:
+		if e.attr("", "instantiate") == "true" {
+			c.unsupported(n.ID, e, `eventBasedGateway with instantiate="true"`, "start the process with a message or timer start event")
+		}
+	case model.KindScriptTask:
+		c.script(n, e)
+	case model.KindReceiveTask, model.KindServiceTask:
+		if r := e.attr("", "messageRef"); r != "" { // receiveTask, sendTask
+			n.Message = c.message(n.ID, r)
+		}
+	case model.KindSubProcess:
+		n.Body = &model.Scope{ID: n.ID}
+		c.scope(n.Body, e, true)
+	}
+	if n.Kind.IsActivity() && e.attr("", "isForCompensation") == "true" {
+		c.unsupported(n.ID, e, "compensation handler (isForCompensation)", "undo work explicitly on an error path")
+	}
+	c.extensions(n, e)
+	return n
+}
+
+// children reads what is inside a flow node: event definitions and loop
+// characteristics. Anything else in the BPMN namespace must be known.
+func (c *converter) children(n *model.Node, e *element) {
+	var defs []*element
+	for _, child := range e.children {
+		if child.name.Space != nsBPMN {
+			continue
+		}
+		name := child.name.Local
+		switch {
+		case eventDefinitions[name]:
+			defs = append(defs, child)
+		case unsupportedChildren[name] != "":
+			c.unsupportedChild(n.ID, child)
+		case ignoredInNode[name]:
+		case n.Kind == model.KindSubProcess && isScopeChild(name):
+		default:
+			c.unknown(n.ID, child)
+		}
+	}
+	switch {
+	case len(defs) == 0:
+	case !n.Kind.IsEvent():
+		c.probs.Add(n.ID, "a %s cannot have a %s: only events have event definitions", n.Kind, defs[0].name.Local)
+	case len(defs) > 1:
+		c.unsupported(n.ID, e, "an event with several event definitions (multiple or parallel multiple)",
+			"split it into one event per trigger, e.g. behind an event-based gateway")
+	default:
+		c.eventDefinition(n, defs[0])
+	}
+}
+
+// isFlowNodeChild reports whether name is a child of a flow node itself,
+// which a sub-process holds besides its flow elements.
+func isFlowNodeChild(name string) bool {
+	return ignoredInNode[name] || eventDefinitions[name] || unsupportedChildren[name] != ""
+}
+
+// isScopeChild reports whether name is a flow element or another child of a
+// scope, which a sub-process holds besides its own flow-node children.
+func isScopeChild(name string) bool {
+	return name == "sequenceFlow" || nodeKinds[name] != model.KindUnknown ||
+		unsupportedFlowElements[name].kind != model.KindUnknown || ignoredInScope[name]
+}
+
+func (c *converter) flow(e *element) *model.Flow {
+	f := &model.Flow{
+		ID:       e.id(),
+		Name:     e.attr("", "name"),
+		SourceID: ref(e.attr("", "sourceRef")),
+		TargetID: ref(e.attr("", "targetRef")),
+	}
+	if cond := e.child(nsBPMN, "conditionExpression"); cond != nil {
+		f.Condition = c.condition(f.ID, cond)
+	}
+	return f
+}
+
+// condition returns the text of a conditionExpression as the engine reads
+// it: =FEEL and ${...} as they are, anything else as JavaScript. A FEEL
+// condition declared by its language attribute gets its leading "=".
+func (c *converter) condition(id string, e *element) string {
+	text := e.trimmed()
+	switch lang := scriptLanguage(e.attr("", "language")); {
+	case text == "":
+		return ""
+	case lang == "feel":
+		if !strings.HasPrefix(text, "=") {
+			text = "=" + text
+		}
+	case foreignLanguages[lang]:
+		c.probs.Add(id, "condition language %q does not run: write the condition in JavaScript, as =FEEL or as ${...}", e.attr("", "language"))
+	}
+	return text
+}
+
+func (c *converter) script(n *model.Node, e *element) {
+	n.Script.Source = e.child(nsBPMN, "script").trimmed()
+	format := e.attr("", "scriptFormat")
+	switch lang := scriptLanguage(format); {
+	case format == "" || lang == "javascript":
+		n.Script.Format = "javascript"
+	case lang == "feel":
+		n.Script.Format = "feel"
+	default:
+		n.Script.Format = format
+		c.probs.Add(n.ID, "script format %q does not run: write the script in JavaScript", format)
+	}
+}
+
+// scriptLanguage names the language of a scriptFormat or expression language
+// attribute: "javascript", "feel", or the lower-cased value as given.
+func scriptLanguage(format string) string {
+	f := strings.ToLower(strings.TrimSpace(format))
+	f = strings.TrimPrefix(strings.TrimPrefix(f, "application/"), "text/")
+	switch {
+	case f == "javascript", f == "js", f == "ecmascript", f == "x-javascript":
+		return "javascript"
+	case strings.Contains(f, "feel"): // also the DMN FEEL namespace URIs
+		return "feel"
+	}
+	return f
+}
+
+// foreignLanguages are script languages some engines run in conditions and
+// Workflow++ does not. Others (XPath, the BPMN default, or JUEL) are taken as
+// written: simple comparisons read the same in JavaScript.
+var foreignLanguages = nameSet("groovy", "python", "jython", "ruby", "jruby", "beanshell", "bsh", "java", "kotlin")
+
+// documentation joins the documentation texts of an element.
+func documentation(e *element) string {
+	var docs []string
+	for _, d := range e.all(nsBPMN, "documentation") {
+		if t := d.trimmed(); t != "" {
+			docs = append(docs, t)
+		}
+	}
+	return strings.Join(docs, "\n")
+}
+
+// ref returns the id a reference attribute names. References are QNames, so
+// a prefix ("tns:Message_1") may come first; ids cannot contain colons.
+func ref(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}

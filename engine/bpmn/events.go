@@ -1,0 +1,74 @@
+package bpmn
+
+import (
+	"cmp"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// eventDefinition sets the trigger of event n from its one event definition.
+func (c *converter) eventDefinition(n *model.Node, d *element) {
+	switch name := d.name.Local; name {
+	case "timerEventDefinition":
+		n.Trigger = model.TriggerTimer
+		for _, t := range []struct {
+			name string
+			kind model.TimerKind
+		}{{"timeDuration", model.TimerDuration}, {"timeDate", model.TimerDate}, {"timeCycle", model.TimerCycle}} {
+			if e := d.child(nsBPMN, t.name); e != nil {
+				n.Timer = &model.Timer{Kind: t.kind, Expr: e.trimmed()}
+				break
+			}
+		}
+	case "messageEventDefinition":
+		n.Trigger = model.TriggerMessage
+		if r := d.attr("", "messageRef"); r != "" {
+			n.Message = c.message(n.ID, r)
+		}
+	case "errorEventDefinition":
+		n.Trigger = model.TriggerError
+		if r := d.attr("", "errorRef"); r != "" { // none on a boundary event catches every error
+			e := c.errors[ref(r)]
+			if e == nil {
+				c.probs.Add(n.ID, "errorRef %q does not name an error: define <error id=%q errorCode=...>", r, ref(r))
+				return
+			}
+			n.ErrorCode, n.ErrorMessage = e.attr("", "errorCode"), e.attr("", "name")
+		}
+	case "terminateEventDefinition":
+		n.Trigger = model.TriggerTerminate
+	case "linkEventDefinition":
+		n.Trigger = model.TriggerLink
+		n.LinkName = d.attr("", "name")
+	case "signalEventDefinition":
+		// The engine does not broadcast signals yet: say so by name rather than
+		// deploy a process that would wait forever.
+		n.Trigger = model.TriggerSignal
+		if s := c.signals[ref(d.attr("", "signalRef"))]; s != nil {
+			n.SignalName = cmp.Or(s.attr("", "name"), s.id())
+		}
+		c.probs.Add(n.ID, "a signal %s %s: use a message event instead", n.Kind, unsupportedMarker)
+	default:
+		c.unsupportedChild(n.ID, d)
+	}
+}
+
+// message resolves a messageRef of node id to the message it names,
+// correlation key included.
+func (c *converter) message(id, r string) *model.Message {
+	e := c.messages[ref(r)]
+	if e == nil {
+		c.probs.Add(id, "messageRef %q does not name a message: define <message id=%q name=...>", r, ref(r))
+		return nil
+	}
+	m := &model.Message{Name: e.attr("", "name")}
+	for _, s := range e.extensions(nsZeebe) {
+		if s.name.Local == "subscription" {
+			m.CorrelationKey = s.attr("", "correlationKey")
+		}
+	}
+	if k := e.attr(nsWF, "correlationKey"); k != "" {
+		m.CorrelationKey = k
+	}
+	return m
+}

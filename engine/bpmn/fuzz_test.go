@@ -1,0 +1,37 @@
+package bpmn_test
+
+import (
+	"testing"
+
+	"github.com/workflowpp/wfpp/engine/bpmn"
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// Seeds stay small: the fuzzer minimises every input that finds new
+// coverage, and minimising a 5 KB document takes most of a short run.
+var fuzzSeeds = []string{
+	`<definitions xmlns="` + bpmnNS + `"><process id="p"><startEvent id="s"/><endEvent id="e"/><sequenceFlow id="f" sourceRef="s" targetRef="e"><conditionExpression>=x</conditionExpression></sequenceFlow></process></definitions>`,
+	`<definitions xmlns="` + bpmnNS + `"><message id="m" name="n"/><process id="p"><userTask id="u"/><boundaryEvent id="b" attachedToRef="u" cancelActivity="false"><messageEventDefinition messageRef="m"/></boundaryEvent><intermediateCatchEvent id="t"><timerEventDefinition><timeDuration>PT1S</timeDuration></timerEventDefinition></intermediateCatchEvent></process></definitions>`,
+	`<definitions xmlns="` + bpmnNS + `"><process id="p"><subProcess id="s"><startEvent id="a"/><task id="t"/><sequenceFlow id="f" sourceRef="a" targetRef="t"/></subProcess><callActivity id="c"/><exclusiveGateway id="g" default="f"/></process></definitions>`,
+	`<definitions xmlns="` + bpmnNS + `" xmlns:z="http://camunda.org/schema/zeebe/1.0" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0"><process id="p"><serviceTask id="s" wf:retries="2" wf:timeout="PT1.5S"><extensionElements><z:taskDefinition type="t" retries="3"/><z:ioMapping><z:input source="a" target="b"/></z:ioMapping><wf:header key="k" value="v"/></extensionElements></serviceTask></process></definitions>`,
+	`<definitions xmlns="` + bpmnNS + `" xmlns:c="http://camunda.org/schema/1.0/bpmn"><process id="p"><userTask id="u" c:assignee="a" c:candidateGroups="x, y"><extensionElements><c:inputOutput><c:inputParameter name="n">v</c:inputParameter></c:inputOutput><c:failedJobRetryTimeCycle>R3/PT1M</c:failedJobRetryTimeCycle></extensionElements></userTask></process></definitions>`,
+	`<?xml version="1.0" encoding="ISO-8859-1"?><!DOCTYPE x [<!ENTITY a "b">]><definitions/>`,
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add(testdata(f, "subprocess.bpmn"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		def, err := bpmn.Parse(data, bpmn.Options{MaxDepth: 50})
+		if def == nil {
+			if err == nil {
+				t.Fatal("no definition and no error")
+			}
+			return
+		}
+		// A definition comes back linked, problems or not: validating it must not panic either.
+		_ = model.Validate(def, model.Checks{})
+	})
+}

@@ -1,0 +1,138 @@
+package bpmn_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/workflowpp/wfpp/engine/bpmn"
+)
+
+// failFast bounds how long a hostile document may take to be rejected; the
+// real figure is microseconds.
+const failFast = 2 * time.Second
+
+func testdata(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	return data
+}
+
+func TestParseHardening(t *testing.T) {
+	t.Parallel()
+	nested := func(depth int) []byte {
+		return []byte(`<definitions xmlns="` + bpmnNS + `">` + strings.Repeat("<a>", depth) + strings.Repeat("</a>", depth) + `</definitions>`)
+	}
+	tests := []struct {
+		name   string
+		data   []byte
+		opts   bpmn.Options
+		is     error
+		want   string
+		reader bool // ParseReader instead of Parse
+	}{
+		{name: "billion laughs", data: testdata(t, "billion-laughs.bpmn"), is: bpmn.ErrDOCTYPE, want: "line 2, column"},
+		{name: "external entity", data: testdata(t, "xxe.bpmn"), is: bpmn.ErrDOCTYPE, want: "DOCTYPE is not allowed"},
+		{name: "lower-case doctype", data: []byte(`<!doctype x><definitions/>`), is: bpmn.ErrDOCTYPE},
+		{name: "entity directive", data: []byte(`<!ENTITY x "y"><definitions/>`), is: bpmn.ErrDirective},
+		{
+			name: "undeclared entity",
+			data: []byte(`<definitions xmlns="` + bpmnNS + `"><process id="&x;"/></definitions>`),
+			want: "line 1, column",
+		},
+		{name: "too deep", data: nested(250), is: bpmn.ErrTooDeep, want: "more than 200 levels"},
+		{name: "deeper than the option", data: nested(5), opts: bpmn.Options{MaxDepth: 4}, is: bpmn.ErrTooDeep},
+		{name: "very deep", data: nested(1 << 20), is: bpmn.ErrTooDeep},
+		{name: "too large", data: nested(10), opts: bpmn.Options{MaxBytes: 64}, is: bpmn.ErrTooLarge, want: "the limit is 64"},
+		{name: "too large stream", data: nested(10), opts: bpmn.Options{MaxBytes: 64}, is: bpmn.ErrTooLarge, reader: true},
+		{
+			name: "element flood",
+			data: []byte(`<definitions xmlns="` + bpmnNS + `"><process id="p">` + strings.Repeat("<task/>", 9000) + `</process></definitions>`),
+			opts: bpmn.Options{MaxBytes: 64 << 10}, is: bpmn.ErrTooLarge, want: "more than 2048 elements",
+		},
+		{name: "not BPMN", data: []byte(`<html/>`), is: bpmn.ErrNotBPMN, want: "the root element is {}html"},
+		{name: "empty", data: nil, want: "no root element"},
+		{name: "two roots", data: []byte(`<definitions xmlns="` + bpmnNS + `"/><definitions/>`), want: "a second root element"},
+		{name: "unknown encoding", data: []byte(`<?xml version="1.0" encoding="EBCDIC"?><definitions/>`), want: `encoding "EBCDIC" is not supported`},
+		{name: "negative size", data: nested(1), opts: bpmn.Options{MaxBytes: -1}, want: "MaxBytes is -1"},
+		{name: "negative depth", data: nested(1), opts: bpmn.Options{MaxDepth: -1}, want: "MaxDepth is -1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			var err error
+			if tt.reader {
+				_, err = bpmn.ParseReader(bytes.NewReader(tt.data), tt.opts)
+			} else {
+				_, err = bpmn.Parse(tt.data, tt.opts)
+			}
+			require.Error(t, err)
+			require.Less(t, time.Since(start), failFast)
+			if tt.is != nil {
+				require.ErrorIs(t, err, tt.is)
+			}
+			require.Contains(t, err.Error(), tt.want)
+			t.Log(err)
+		})
+	}
+}
+
+func TestParseReaderStopsReadingAtTheLimit(t *testing.T) {
+	t.Parallel()
+	endless := io.MultiReader(strings.NewReader(`<definitions xmlns="`+bpmnNS+`"><documentation>`), zeros{})
+	_, err := bpmn.ParseReader(endless, bpmn.Options{MaxBytes: 1 << 20})
+	require.ErrorIs(t, err, bpmn.ErrTooLarge)
+}
+
+// zeros is an endless stream of "0".
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '0'
+	}
+	return len(p), nil
+}
+
+func TestParseSyntaxErrorSaysWhere(t *testing.T) {
+	t.Parallel()
+	_, err := bpmn.Parse([]byte("<definitions xmlns=\""+bpmnNS+"\">\n  <process id=\"p\">\n    <task id=\"t\">\n  </process>\n</definitions>"), bpmn.Options{})
+	var se *bpmn.SyntaxError
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, 4, se.Line)
+	require.Positive(t, se.Column)
+	require.Contains(t, err.Error(), "line 4, column")
+	require.Contains(t, err.Error(), "element <task> closed by </process>")
+}
+
+func TestParseLatin1(t *testing.T) {
+	t.Parallel()
+	doc := []byte("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<definitions xmlns=\"" + bpmnNS + "\">" +
+		"<process id=\"p\"><startEvent id=\"s\" name=\"Stra\xdfe \xe0 droite\"/></process></definitions>")
+	def, err := bpmn.Parse(doc, bpmn.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "Straße à droite", def.Main().Node("s").Name)
+}
+
+func TestOptionsWithDefaults(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, bpmn.Options{MaxBytes: bpmn.MaxBytesDefault, MaxDepth: bpmn.MaxDepthDefault}, bpmn.Options{}.WithDefaults())
+	require.Equal(t, bpmn.Options{MaxBytes: 5, MaxDepth: 6}, bpmn.Options{MaxBytes: 5, MaxDepth: 6}.WithDefaults())
+	require.Equal(t, int64(10<<20), bpmn.MaxBytesDefault)
+}
+
+func TestSyntaxErrorUnwraps(t *testing.T) {
+	t.Parallel()
+	err := error(&bpmn.SyntaxError{Line: 1, Column: 2, Err: bpmn.ErrDOCTYPE})
+	require.True(t, errors.Is(err, bpmn.ErrDOCTYPE))
+	require.Equal(t, "bpmn: line 1, column 2: "+bpmn.ErrDOCTYPE.Error(), err.Error())
+}

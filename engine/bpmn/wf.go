@@ -1,0 +1,114 @@
+package bpmn
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// wfAttributes are our attributes on flow nodes, each with how it is read.
+var wfAttributes = map[string]func(x *extension, v string){
+	"type": func(x *extension, v string) { x.n.Job.Type = v },
+	"retries": func(x *extension, v string) {
+		r, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || r < 0 {
+			x.problem("wf:retries %q is not a whole number of retries after the first attempt: write e.g. 3, or 0 for none", v)
+			return
+		}
+		x.n.Retry.Retries = r
+		if r == 0 {
+			x.n.Retry.Retries = model.NoRetries
+		}
+	},
+	"backoff": func(x *extension, v string) {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "fixed":
+			x.n.Retry.Backoff = model.BackoffFixed
+		case "linear":
+			x.n.Retry.Backoff = model.BackoffLinear
+		case "exponential":
+			x.n.Retry.Backoff = model.BackoffExponential
+		default:
+			x.problem("wf:backoff %q is not a backoff: write fixed, linear or exponential", v)
+		}
+	},
+	"retryDelay": func(x *extension, v string) { x.duration("wf:retryDelay", v, &x.n.Retry.Delay) },
+	"maxDelay":   func(x *extension, v string) { x.duration("wf:maxDelay", v, &x.n.Retry.MaxDelay) },
+	"timeout":    func(x *extension, v string) { x.duration("wf:timeout", v, &x.n.Job.Timeout) },
+	"jitter": func(x *extension, v string) {
+		j, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || !(j >= 0 && j <= 1) {
+			x.problem("wf:jitter %q is not a share between 0 and 1: write e.g. 0.1", v)
+			return
+		}
+		x.n.Retry.Jitter = j
+	},
+	"retryOn":         func(x *extension, v string) { x.n.Retry.RetryOn = splitList(v) },
+	"assignee":        func(x *extension, v string) { x.n.Human.Assignee = v },
+	"candidateUsers":  func(x *extension, v string) { x.n.Human.CandidateUsers = splitList(v) },
+	"candidateGroups": func(x *extension, v string) { x.n.Human.CandidateGroups = splitList(v) },
+	"formKey":         func(x *extension, v string) { x.n.Human.FormKey = v },
+	"priority":        func(x *extension, v string) { x.n.Human.Priority = v },
+	"dueDate":         func(x *extension, v string) { x.n.Human.DueDate = v },
+	"followUpDate":    func(x *extension, v string) { x.n.Human.FollowUpDate = v },
+	"resultVariable":  func(x *extension, v string) { x.resultVariable(v) },
+	"correlationKey": func(x *extension, v string) {
+		if x.n.Message == nil {
+			x.problem("wf:correlationKey needs a message: reference one with messageRef")
+			return
+		}
+		x.n.Message.CorrelationKey = v
+	},
+}
+
+// wf reads our extensions: wf: attributes on the element, and wf:input,
+// wf:output, wf:header and wf:form in its extensionElements. Unknown wf:
+// names are reported: in our own namespace they are typos.
+func (x *extension) wf() {
+	for _, a := range x.e.attrs {
+		if a.Name.Space != nsWF || a.Value == "" {
+			continue
+		}
+		read, ok := wfAttributes[a.Name.Local]
+		if !ok {
+			x.problem("unknown attribute wf:%s: see the wf: schema for the attributes a task takes", a.Name.Local)
+			continue
+		}
+		read(x, a.Value)
+	}
+	var in, out []model.Mapping
+	headers := map[string]string{}
+	for _, el := range x.e.extensions(nsWF) {
+		switch el.name.Local {
+		case "input":
+			in = append(in, model.Mapping{Source: el.attr("", "source"), Target: el.attr("", "target")})
+		case "output":
+			out = append(out, model.Mapping{Source: el.attr("", "source"), Target: el.attr("", "target")})
+		case "header":
+			headers[el.attr("", "key")] = el.attr("", "value")
+		case "form":
+			x.n.Human.Form = el.trimmed()
+		default:
+			x.problem("unknown element wf:%s: use wf:input, wf:output, wf:header or wf:form", el.name.Local)
+		}
+	}
+	if len(in) > 0 {
+		x.n.Inputs = in
+	}
+	if len(out) > 0 {
+		x.n.Outputs = out
+	}
+	x.mergeHeaders(headers)
+}
+
+// duration reads an ISO-8601 duration attribute into *dst.
+func (x *extension) duration(attr, v string, dst *time.Duration) {
+	d, err := ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		x.problem("%s: %v", attr, err)
+		return
+	}
+	*dst = d
+}

@@ -1,0 +1,98 @@
+package bpmn
+
+import (
+	"cmp"
+	"strings"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// zeebeFormPrefix marks a formKey that points at a zeebe:userTaskForm of the
+// same process (Camunda 8 before linked forms).
+const zeebeFormPrefix = "camunda-forms:bpmn:"
+
+// zeebe reads the Camunda 8 extensions (zeebe: elements in extensionElements).
+func (x *extension) zeebe() {
+	n := x.n
+	h := &n.Human
+	for _, el := range x.e.extensions(nsZeebe) {
+		attr := func(name string) string { return el.attr("", name) }
+		switch name := el.name.Local; name {
+		case "taskDefinition":
+			set(&n.Job.Type, attr("type"))
+			x.attempts("zeebe:taskDefinition retries", attr("retries"))
+		case "ioMapping":
+			x.zeebeIOMapping(el)
+		case "taskHeaders":
+			headers := map[string]string{}
+			for _, hd := range el.all(nsZeebe, "header") {
+				headers[hd.attr("", "key")] = hd.attr("", "value")
+			}
+			x.mergeHeaders(headers)
+		case "assignmentDefinition":
+			set(&h.Assignee, attr("assignee"))
+			setList(&h.CandidateGroups, attr("candidateGroups"))
+			setList(&h.CandidateUsers, attr("candidateUsers"))
+		case "formDefinition":
+			x.zeebeForm(cmp.Or(attr("formKey"), attr("formId"), attr("externalReference")))
+		case "priorityDefinition":
+			set(&h.Priority, attr("priority"))
+		case "taskSchedule":
+			set(&h.DueDate, attr("dueDate"))
+			set(&h.FollowUpDate, attr("followUpDate"))
+		case "script":
+			if n.Kind == model.KindScriptTask {
+				n.Script = model.Script{Format: "feel", Source: attr("expression"), ResultVariable: attr("resultVariable")}
+			}
+		case "calledDecision":
+			x.needJobType.Add(n.ID, "zeebe:calledDecision (a DMN decision) %s yet: evaluate the rule in a script task or give the task a job type", unsupportedMarker)
+		case "executionListeners", "taskListeners":
+			x.problem("zeebe:%s %s yet: model the work as a task in the flow", name, unsupportedMarker)
+		}
+		// Others (calledElement, loopCharacteristics, properties, userTask,
+		// versionTag...) belong to elements reported as unsupported or change
+		// nothing that runs.
+	}
+}
+
+func (x *extension) zeebeIOMapping(io *element) {
+	var in, out []model.Mapping
+	for _, m := range io.children {
+		mp := model.Mapping{Source: zeebeSource(m.attr("", "source")), Target: m.attr("", "target")}
+		switch {
+		case m.is(nsZeebe, "input"):
+			in = append(in, mp)
+		case m.is(nsZeebe, "output"):
+			out = append(out, mp)
+		}
+	}
+	if len(in) > 0 {
+		x.n.Inputs = in
+	}
+	if len(out) > 0 {
+		x.n.Outputs = out
+	}
+}
+
+// zeebeSource: Zeebe reads a source with a leading "=" as FEEL and anything
+// else as a string.
+func zeebeSource(v string) string {
+	if v == "" {
+		return "" // reported by model.Validate: a mapping needs a source
+	}
+	return literal(v, strings.HasPrefix(v, "="))
+}
+
+func (x *extension) zeebeForm(key string) {
+	h := &x.n.Human
+	id, embedded := strings.CutPrefix(key, zeebeFormPrefix)
+	switch {
+	case key == "":
+	case !embedded:
+		h.FormKey = key
+	case x.c.forms[id] == "":
+		x.problem("form key %q refers to zeebe:userTaskForm %q, which the process does not define", key, id)
+	default:
+		h.Form, h.FormKey = x.c.forms[id], ""
+	}
+}

@@ -1,0 +1,216 @@
+package script
+
+// FEEL (Zeebe "=expr") to JavaScript, for the common subset: variable paths
+// (a.b.c, null-safe; a[1] is 1-based as in FEEL), = != < <= > >=, and, or,
+// not(...), + - * / **, if-then-else, string/number/boolean/null literals,
+// lists [1, 2] and contexts {a: 1}.
+//
+// Equality is strict (===) except against the literal null, which also
+// matches a missing variable (x = null is true when x is not set).
+
+// feelUnsupported are FEEL keywords whose constructs are not translated.
+var feelUnsupported = map[string]string{
+	"for": "for loops", "return": "for loops", "some": "quantified expressions (some ... satisfies)",
+	"every": "quantified expressions (every ... satisfies)", "satisfies": "quantified expressions",
+	"in": "for/quantified expressions and 'in' tests", "between": "between ... and", "instance": "instance of",
+	"of": "instance of", "function": "function definitions", "external": "external functions",
+	"item": "filter expressions (list[condition])",
+}
+
+// feelFilterOps mark a [...] that is a filter, not an index.
+var feelFilterOps = map[string]bool{"=": true, "==": true, "!=": true, "<": true, "<=": true, ">": true, ">=": true}
+
+func translateFEEL(text string, start int) (translation, error) {
+	body := text[start:]
+	toks, err := lex(body, start, text, feelPuncts, `"`)
+	if err != nil {
+		return translation{}, err
+	}
+	if len(toks) == 0 {
+		return translation{}, newCompileError(text, start, "empty FEEL expression after '='")
+	}
+	type frame struct {
+		kind byte // ( [ { i(index) c(if-cond) t(if-then) e(if-else)
+		pos  int
+	}
+	var (
+		e       emitter
+		stack   []frame
+		operand bool // the previous token ends an operand
+	)
+	top := func() byte {
+		if len(stack) == 0 {
+			return 0
+		}
+		return stack[len(stack)-1].kind
+	}
+	closeElse := func(pos int) {
+		for top() == 'e' {
+			stack = stack[:len(stack)-1]
+			e.emit(pos, ")")
+		}
+	}
+	fail := func(t lexToken, format string, args ...any) (translation, error) {
+		return translation{}, newCompileError(text, t.pos, format, args...)
+	}
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch t.kind {
+		case tokNumber:
+			e.emit(t.pos, t.text)
+			operand = true
+		case tokString:
+			e.emitString(t.pos, t.text)
+			operand = true
+		case tokIdent:
+			switch name := t.text; {
+			case name == "and" || name == "or":
+				if top() == 'i' {
+					return fail(t, "FEEL filter expressions (list[condition]) are not supported")
+				}
+				e.emit(t.pos, map[string]string{"and": "&&", "or": "||"}[name])
+				operand = false
+			case name == "not":
+				if !isPunct(toks, i+1, "(") {
+					return fail(t, "FEEL 'not' is a function: write not(...)")
+				}
+				e.emit(t.pos, "!")
+				operand = false
+			case name == "true" || name == "false" || name == "null":
+				e.emit(t.pos, name)
+				operand = true
+			case name == "if":
+				e.emit(t.pos, "(")
+				stack = append(stack, frame{'c', t.pos})
+				operand = false
+			case name == "then":
+				closeElse(t.pos)
+				if top() != 'c' {
+					return fail(t, "FEEL 'then' without 'if'")
+				}
+				stack[len(stack)-1].kind = 't'
+				e.emit(t.pos, ") ? (")
+				operand = false
+			case name == "else":
+				closeElse(t.pos)
+				if top() != 't' {
+					return fail(t, "FEEL 'else' without 'if ... then'")
+				}
+				stack[len(stack)-1].kind = 'e'
+				e.emit(t.pos, ") : (")
+				operand = false
+			case feelUnsupported[name] != "":
+				return fail(t, "FEEL construct %q (%s) is not supported", name, feelUnsupported[name])
+			case jsReserved[name]:
+				return fail(t, "%q cannot be used as a name in a FEEL expression", name)
+			case isPunct(toks, i+1, "("):
+				return fail(t, "FEEL function %s() is not supported", name)
+			default:
+				if operand {
+					return fail(t, "unexpected name %q (FEEL names with spaces are not supported)", name)
+				}
+				e.emit(t.pos, name)
+				operand = true
+			}
+		case tokPunct:
+			switch p := t.text; p {
+			case "=", "==", "!=":
+				if top() == 'i' {
+					return fail(t, "FEEL filter expressions (list[condition]) are not supported")
+				}
+				op := map[string]string{"=": "===", "==": "===", "!=": "!=="}[p]
+				if isIdent(toks, i-1, "null") || isIdent(toks, i+1, "null") {
+					op = op[:len(op)-1] // null also matches undefined (missing variables)
+				}
+				e.emit(t.pos, op)
+				operand = false
+			case "<", "<=", ">", ">=", "+", "-", "*", "/", "**", "%", "&&", "||":
+				if top() == 'i' && (feelFilterOps[p] || p == "&&" || p == "||") {
+					return fail(t, "FEEL filter expressions (list[condition]) are not supported")
+				}
+				e.emit(t.pos, p)
+				operand = false
+			case "(":
+				if operand {
+					return fail(t, "function calls are not supported in FEEL expressions")
+				}
+				e.emit(t.pos, "(")
+				stack = append(stack, frame{'(', t.pos})
+			case "[":
+				if operand {
+					e.emit(t.pos, "?.[(") // FEEL lists are 1-based
+					stack = append(stack, frame{'i', t.pos})
+				} else {
+					e.emit(t.pos, "[")
+					stack = append(stack, frame{'[', t.pos})
+				}
+				operand = false
+			case "{":
+				if operand {
+					return fail(t, "unexpected '{'")
+				}
+				e.emit(t.pos, "{")
+				stack = append(stack, frame{'{', t.pos})
+			case ")", "]", "}":
+				closeElse(t.pos)
+				want := map[string]byte{")": '(', "]": '[', "}": '{'}[p]
+				k := top()
+				if k != want && !(p == "]" && k == 'i') {
+					return fail(t, "unbalanced %q", p)
+				}
+				stack = stack[:len(stack)-1]
+				if k == 'i' {
+					e.emit(t.pos, ")-1]")
+				} else {
+					e.emit(t.pos, p)
+				}
+				operand = true
+			case ",":
+				closeElse(t.pos)
+				if k := top(); k != '[' && k != '{' {
+					return fail(t, "unexpected ',' outside a list or context")
+				}
+				e.emit(t.pos, ",")
+				operand = false
+			case ":":
+				if top() != '{' {
+					return fail(t, "unexpected ':' outside a context {key: value}")
+				}
+				e.emit(t.pos, ":")
+				operand = false
+			case ".":
+				if !operand || i+1 >= len(toks) || toks[i+1].kind != tokIdent {
+					return fail(t, "'.' must join a path: a.b")
+				}
+				name := toks[i+1]
+				if isPunct(toks, i+2, "(") {
+					return fail(name, "FEEL function %s() is not supported", name.text)
+				}
+				e.emit(t.pos, "?.")
+				e.emit(name.pos, name.text)
+				i++
+			case "..":
+				return fail(t, "FEEL ranges (a..b) are not supported")
+			case "@":
+				return fail(t, "FEEL temporal literals (@\"...\") are not supported")
+			case "!":
+				return fail(t, "use not(...) for negation in FEEL")
+			default:
+				return fail(t, "unexpected %q in a FEEL expression", p)
+			}
+		}
+	}
+	closeElse(len(text))
+	if len(stack) > 0 {
+		f := stack[len(stack)-1]
+		switch f.kind {
+		case 'c':
+			return translation{}, newCompileError(text, f.pos, "FEEL 'if' without 'then'")
+		case 't':
+			return translation{}, newCompileError(text, f.pos, "FEEL 'if ... then' without 'else'")
+		default:
+			return translation{}, newCompileError(text, f.pos, "unclosed bracket")
+		}
+	}
+	return e.result(), nil
+}
