@@ -12,7 +12,8 @@ const GeneratedAttr = "generated"
 // readable ids and adds the events and gateways such a format implies.
 //
 // Add every node the source names first, then let the Builder generate the
-// rest: generated ids never take an id the source uses. Call Link when done.
+// rest: generated ids never take an id the source uses (Reserve ids the
+// source uses for flows). Link the Process when done.
 type Builder struct {
 	proc *Process
 	used map[string]bool
@@ -36,6 +37,9 @@ func (b *Builder) UniqueID(base string) string {
 	b.used[id] = true
 	return id
 }
+
+// Reserve marks an id the source uses as taken, so nothing generated gets it.
+func (b *Builder) Reserve(id string) { b.used[id] = true }
 
 // Add puts a node named by the source into scope s, keeping its id. A
 // duplicate id is kept too, so that Link reports it.

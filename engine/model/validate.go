@@ -19,6 +19,10 @@ func Validate(d *Definition, c Checks) Problems {
 		probs.Add(d.Key, "the definition has no process")
 	}
 	for _, p := range d.Processes {
+		if !p.Executable {
+			// A non-executable process documents; only what Link checked applies.
+			continue
+		}
 		v := validator{p: p, c: c, probs: &probs}
 		v.scope(&p.Scope)
 		for _, n := range p.AllNodes {
@@ -44,6 +48,9 @@ func (v *validator) scope(s *Scope) {
 	owner := s.ID
 	if s.Owner != nil {
 		owner = s.Owner.ID
+		if len(s.Nodes) == 0 {
+			return // an empty (collapsed) sub-process completes at once
+		}
 		if len(s.NoneStarts()) != 1 {
 			v.add(owner, "a sub-process needs exactly one start event without a trigger, found %d", len(s.NoneStarts()))
 		}
@@ -208,6 +215,9 @@ func (v *validator) trigger(n *Node) {
 			}
 		}
 	case TriggerMessage:
+		if n.Kind == KindIntermediateThrowEvent || n.Kind == KindEndEvent {
+			break // a message throw sends; it needs no subscription
+		}
 		if n.Message == nil || n.Message.Name == "" {
 			v.add(n.ID, "the message event has no message name: reference a message with a name")
 		} else {
