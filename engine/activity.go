@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// startJob creates the work of a service or script task and hands it to the
+// node's workers once the round is stored.
+func (x *instance) startJob(t *token) {
+	n := t.node
+	local, err := x.inputs(t, n)
+	if err != nil {
+		x.incidentAt(t, "expression", err.Error(), phaseEnter)
+		return
+	}
+	t.local = local
+	t.attempt++
+	t.status = TokenJob
+	if t.attempt == 1 {
+		x.armBoundaries(t)
+	}
+	x.emit(EventJobCreated, n, t, map[string]any{"type": jobType(n), "attempt": t.attempt})
+	x.dispatch(t)
+}
+
+// dispatch queues the token's current attempt.
+func (x *instance) dispatch(t *token) {
+	x.nextID++
+	t.job = x.nextID
+	j := &jobRun{
+		inst: x.id, token: t.id, job: t.job, attempt: t.attempt, node: t.node,
+		defKey: x.head.DefinitionKey, vars: x.jobVars(t),
+	}
+	fx := &x.p.effects
+	if x.e.handlers.has(j.node) || x.e.cfg.Unhandled == JobsNoop {
+		fx.jobs = append(fx.jobs, j)
+		return
+	}
+	fx.external = append(fx.external, j)
+}
+
+func jobType(n *model.Node) string {
+	if n.Kind == model.KindScriptTask {
+		return scriptJobType
+	}
+	return n.Job.Type
+}
+
+// jobDone completes the token's activity with the job's result.
+func (x *instance) jobDone(c command) {
+	t := x.token(c.token)
+	if t == nil || t.status != TokenJob || t.job != c.job {
+		return // stale: the activity was interrupted or already done
+	}
+	x.p.effects.unlock = append(x.p.effects.unlock, externalKey(x.id, t.job))
+	x.finishActivity(t, c.vars)
+}
+
+// jobFailed retries the job, throws its BPMN error, or raises an incident.
+func (x *instance) jobFailed(c command) {
+	t := x.token(c.token)
+	if t == nil || t.status != TokenJob || t.job != c.job {
+		return
+	}
+	n := t.node
+	x.p.effects.unlock = append(x.p.effects.unlock, externalKey(x.id, t.job))
+	var be *BPMNError
+	if errors.As(c.err, &be) {
+		x.throwError(t, n, be.Code, be.Message)
+		return
+	}
+	msg := c.err.Error()
+	x.emit(EventJobFailed, n, t, map[string]any{"attempt": t.attempt, "error": msg})
+	policy := n.Retry.WithDefaults()
+	if !errors.Is(c.err, errPermanent) && policy.Allows(t.attempt, errorCode(c.err)) {
+		delay := c.after
+		if delay == 0 {
+			delay = jittered(policy.DelayFor(t.attempt), policy.Jitter, x.e.cfg.Random)
+		}
+		due := x.e.clock.Now().Add(delay)
+		t.status, t.due = TokenRetry, &due
+		x.emit(EventJobRetrying, n, t, map[string]any{"attempt": t.attempt + 1, "delayMs": delay.Milliseconds()})
+		sub := x.addSubscription(&Subscription{Token: t.id, ElementID: n.ID, Timer: &due})
+		x.armTimer(sub)
+		return
+	}
+	if b := catchAllErrorBoundary(n); b != nil {
+		x.emit(EventErrorThrown, n, t, map[string]any{"error": msg, "boundary": b.ID})
+		x.interrupt(t)
+		x.work = append(x.work, step{tok: t, node: b})
+		return
+	}
+	inc := x.incidentAt(t, "job", fmt.Sprintf("%s failed after %d attempt(s): %s", jobType(n), t.attempt, msg), phaseJob)
+	dl := DeadLetter{ID: inc.ID, InstanceID: x.id, ElementID: n.ID, IncidentID: inc.ID, JobType: jobType(n),
+		Attempts: t.attempt, LastError: msg, Errors: []string{msg}, Created: x.e.clock.Now()}
+	x.deadLetters = append(x.deadLetters, dl)
+	x.emit(EventDeadLettered, n, t, map[string]any{"jobType": dl.JobType, "attempts": dl.Attempts})
+}
+
+// retryJob runs the next attempt once the backoff has passed.
+func (x *instance) retryJob(c command) {
+	t := x.token(c.token)
+	if t == nil || t.status != TokenRetry {
+		return
+	}
+	t.due = nil
+	t.status = TokenJob
+	t.attempt++
+	x.emit(EventJobCreated, t.node, t, map[string]any{"type": jobType(t.node), "attempt": t.attempt})
+	x.dispatch(t)
+}
+
+func catchAllErrorBoundary(n *model.Node) *model.Node {
+	for _, b := range n.Boundaries {
+		if b.Trigger == model.TriggerError && b.ErrorCode == "" {
+			return b
+		}
+	}
+	return nil
+}
+
+// finishActivity applies the result of an activity (or of a catch event:
+// its message's variables) through the node's output mappings and moves the
+// token on.
+func (x *instance) finishActivity(t *token, result map[string]any) {
+	n := t.node
+	if err := x.outputs(t, n, result); err != nil {
+		x.incidentAt(t, "expression", err.Error(), phaseJob)
+		return
+	}
+	x.disarmToken(t)
+	t.local, t.job, t.taskID = nil, 0, ""
+	x.leave(t)
+}
+
+// inputs evaluates an activity's input mappings into its local variables.
+func (x *instance) inputs(t *token, n *model.Node) (map[string]any, error) {
+	if len(n.Inputs) == 0 {
+		return nil, nil
+	}
+	local := map[string]any{}
+	vars := x.vars
+	for _, m := range n.Inputs {
+		v, err := x.eval(vars, m.Source)
+		if err != nil {
+			return nil, fmt.Errorf("input mapping %q of %q: %w", m.Target, n.ID, err)
+		}
+		setPath(local, m.Target, v)
+	}
+	return local, nil
+}
+
+// outputs writes an activity's result into the instance's variables: through
+// its output mappings when it has any, else the whole result.
+func (x *instance) outputs(t *token, n *model.Node, result map[string]any) error {
+	if len(n.Outputs) == 0 {
+		x.setVars(result)
+		if len(result) > 0 {
+			x.emit(EventVariablesChanged, n, t, map[string]any{"variables": keys(result)})
+		}
+		return nil
+	}
+	scope := x.jobVars(t)
+	for k, v := range result {
+		scope[k] = v
+	}
+	out := map[string]any{}
+	for _, m := range n.Outputs {
+		v, err := x.eval(scope, m.Source)
+		if err != nil {
+			return fmt.Errorf("output mapping %q of %q: %w", m.Target, n.ID, err)
+		}
+		root := rootOf(m.Target)
+		if _, ok := out[root]; !ok {
+			if cur, ok := x.vars[root]; ok {
+				out[root] = deepCopy(cur)
+			}
+		}
+		setPath(out, m.Target, v)
+	}
+	x.setVars(out)
+	x.emit(EventVariablesChanged, n, t, map[string]any{"variables": keys(out)})
+	return nil
+}
+
+func jittered(d time.Duration, jitter float64, random func() float64) time.Duration {
+	if jitter <= 0 {
+		return d
+	}
+	spread := float64(d) * jitter
+	return time.Duration(float64(d) - spread + 2*spread*random())
+}

@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+)
+
+// CompleteTask completes an open user task as user with the form's variables.
+// A task completes once: a second completion gets ErrTaskNotOpen.
+func (e *Engine) CompleteTask(ctx context.Context, taskID, user string, vars map[string]any) (*Task, error) {
+	task, err := e.store.Task(ctx, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", taskID, err)
+	}
+	if task.Status != TaskOpen {
+		return nil, fmt.Errorf("task %s is %s: %w", taskID, task.Status, ErrTaskNotOpen)
+	}
+	r, err := e.call(ctx, command{kind: cmdCompleteTask, inst: task.InstanceID, text: taskID, user: user, vars: vars})
+	if err != nil {
+		return nil, err
+	}
+	return r.task, nil
+}
+
+// ClaimTask assigns an open task to user; an empty user releases it.
+func (e *Engine) ClaimTask(ctx context.Context, taskID, user string) (*Task, error) {
+	task, err := e.store.Task(ctx, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", taskID, err)
+	}
+	r, err := e.call(ctx, command{kind: cmdClaimTask, inst: task.InstanceID, text: taskID, user: user})
+	if err != nil {
+		return nil, err
+	}
+	return r.task, nil
+}
+
+// Pause stops new work in an instance: running work finishes, its results and
+// due timers wait until Resume.
+func (e *Engine) Pause(ctx context.Context, id string) (*Snapshot, error) {
+	return e.control(ctx, command{kind: cmdPause, inst: id})
+}
+
+// Resume lets a paused instance carry on, applying what waited.
+func (e *Engine) Resume(ctx context.Context, id string) (*Snapshot, error) {
+	return e.control(ctx, command{kind: cmdResume, inst: id})
+}
+
+// Cancel ends an instance: tokens removed, tasks cancelled, timers disarmed.
+func (e *Engine) Cancel(ctx context.Context, id string) (*Snapshot, error) {
+	return e.control(ctx, command{kind: cmdCancel, inst: id})
+}
+
+// SetVariables merges variables into an instance.
+func (e *Engine) SetVariables(ctx context.Context, id, user string, vars map[string]any) (*Snapshot, error) {
+	return e.control(ctx, command{kind: cmdSetVariables, inst: id, vars: vars, user: user})
+}
+
+// Move takes a token off its node and puts it on another node of its scope.
+func (e *Engine) Move(ctx context.Context, id string, token uint64, elementID, user string) (*Snapshot, error) {
+	return e.control(ctx, command{kind: cmdMove, inst: id, token: token, text: elementID, user: user})
+}
+
+// ResolveIncident retries what an incident stopped, after merging vars (the fix).
+func (e *Engine) ResolveIncident(ctx context.Context, instanceID, incidentID string, vars map[string]any) (*Snapshot, error) {
+	return e.control(ctx, command{kind: cmdResolve, inst: instanceID, text: incidentID, vars: vars})
+}
+
+func (e *Engine) control(ctx context.Context, c command) (*Snapshot, error) {
+	r, err := e.call(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return r.snap, nil
+}
+
+// Instance returns the latest stored state of an instance.
+func (e *Engine) Instance(ctx context.Context, id string) (*Snapshot, error) {
+	return e.store.Instance(ctx, id)
+}
+
+// Store returns the engine's store, for queries.
+func (e *Engine) Store() Store { return e.store }

@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+)
+
+// apply changes the instance by one command and moves its tokens until every
+// one waits again.
+func (x *instance) apply(ctx context.Context, c command) reply {
+	x.ctx = ctx
+	x.steps = 0
+	if x.status == StatusPaused && holdWhilePaused(c.kind) {
+		x.held = append(x.held, c)
+		return x.reply(c, nil)
+	}
+	var err error
+	switch c.kind {
+	case cmdStart:
+		x.start(c.start)
+	case cmdLoad:
+		x.load()
+	case cmdJobDone:
+		x.jobDone(c)
+	case cmdJobFailed:
+		x.jobFailed(c)
+	case cmdRetry:
+		x.retryJob(c)
+	case cmdTimer:
+		x.timerFired(c.sub)
+	case cmdMessage:
+		err = x.messageArrived(c)
+	case cmdCompleteTask:
+		err = x.completeTask(c)
+	case cmdClaimTask:
+		err = x.claimTask(c)
+	case cmdPause:
+		err = x.pause()
+	case cmdResume:
+		err = x.resume(ctx)
+	case cmdCancel:
+		err = x.cancel()
+	case cmdResolve:
+		err = x.resolve(c)
+	case cmdSetVariables:
+		err = x.setVariables(c)
+	case cmdMove:
+		err = x.move(c)
+	default:
+		err = fmt.Errorf("unknown command %d", c.kind)
+	}
+	x.drain()
+	x.updateStatus()
+	return x.reply(c, err)
+}
+
+func (x *instance) reply(c command, err error) reply {
+	if c.reply == nil || err != nil {
+		return reply{err: err}
+	}
+	r := reply{snap: x.snapshot()}
+	if c.kind == cmdCompleteTask || c.kind == cmdClaimTask {
+		for i := range x.taskChanges {
+			if x.taskChanges[i].ID == c.text {
+				t := x.taskChanges[i]
+				r.task = &t
+			}
+		}
+	}
+	return r
+}
+
+// holdWhilePaused lists what a paused instance keeps for later: work that
+// finished or came due, so that no new work starts until it resumes.
+func holdWhilePaused(k commandKind) bool {
+	switch k {
+	case cmdJobDone, cmdJobFailed, cmdRetry, cmdTimer:
+		return true
+	}
+	return false
+}
+
+// updateStatus derives the status from the tokens once they all wait.
+func (x *instance) updateStatus() {
+	if x.status.Done() || x.status == StatusPaused {
+		return
+	}
+	status := StatusWaiting
+	for _, t := range x.tokens {
+		switch t.status {
+		case TokenIncident:
+			x.status = StatusIncident
+			return
+		case TokenJob, TokenRetry, TokenActive:
+			status = StatusRunning
+		}
+	}
+	x.status = status
+}

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/workflowpp/wfpp/engine/script"
+)
+
+// Defaults for Config.
+const (
+	PartitionsDefault     = 0 // 0: GOMAXPROCS
+	InboxSizeDefault      = 8192
+	NodeQueueSizeDefault  = 4096
+	NodeWorkersDefault    = 0 // 0: GOMAXPROCS
+	JobTimeoutDefault     = 30 * time.Second
+	MaxStepsDefault       = 100_000
+	MaxBatchDefault       = 256
+	JobLockTimeoutDefault = 5 * time.Minute
+)
+
+// UnhandledJobs says what happens to a service task whose type has no handler.
+type UnhandledJobs uint8
+
+const (
+	JobsExternal UnhandledJobs = iota // wait for an external worker to fetch and complete it
+	JobsNoop                          // complete it at once with no output (wfpp run's default)
+)
+
+// Config configures an Engine. The zero value of each field means its default.
+type Config struct {
+	Store       Store // required
+	Clock       Clock
+	Logger      *slog.Logger
+	Exporter    Exporter
+	Script      script.Config
+	Partitions  int
+	InboxSize   int
+	NodeQueue   int // capacity of each node's ring
+	NodeWorkers int // workers per node
+	JobTimeout  time.Duration
+	MaxSteps    int // token moves one command may make before it is an incident (a loop without wait state)
+	MaxBatch    int // commands an applier applies before it commits
+	Unhandled   UnhandledJobs
+	// NoStartTimers turns off the timer start events of deployed definitions
+	// (wfpp run starts its one instance itself).
+	NoStartTimers bool
+	// Random returns a number in [0,1) for retry jitter; injected for tests.
+	Random func() float64
+}
+
+// WithDefaults returns c with every unset field at its default.
+func (c Config) WithDefaults() Config {
+	c.Clock = cmp.Or[Clock](c.Clock, RealClock{})
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	c.Partitions = cmp.Or(c.Partitions, runtime.GOMAXPROCS(0))
+	c.InboxSize = cmp.Or(c.InboxSize, InboxSizeDefault)
+	c.NodeQueue = cmp.Or(c.NodeQueue, NodeQueueSizeDefault)
+	c.NodeWorkers = cmp.Or(c.NodeWorkers, runtime.GOMAXPROCS(0))
+	c.JobTimeout = cmp.Or(c.JobTimeout, JobTimeoutDefault)
+	c.MaxSteps = cmp.Or(c.MaxSteps, MaxStepsDefault)
+	c.MaxBatch = cmp.Or(c.MaxBatch, MaxBatchDefault)
+	if c.Random == nil {
+		c.Random = defaultRandom
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	var errs []error
+	if c.Store == nil {
+		errs = append(errs, errors.New("engine config: Store is required (memstore.New() for memory)"))
+	}
+	for name, v := range map[string]int{
+		"Partitions": c.Partitions, "InboxSize": c.InboxSize, "NodeQueue": c.NodeQueue,
+		"NodeWorkers": c.NodeWorkers, "MaxSteps": c.MaxSteps, "MaxBatch": c.MaxBatch,
+	} {
+		if v < 1 {
+			errs = append(errs, fmt.Errorf("engine config: %s must be at least 1, got %d", name, v))
+		}
+	}
+	if c.JobTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("engine config: JobTimeout must be positive, got %s", c.JobTimeout))
+	}
+	return errors.Join(errs...)
+}

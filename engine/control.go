@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// start puts the first token on the start event.
+func (x *instance) start(req *startRequest) {
+	x.emit(EventInstanceStarted, nil, nil, map[string]any{
+		"definition": x.head.DefinitionKey, "version": x.head.Version, "businessKey": x.head.BusinessKey})
+	t := x.newToken(0)
+	if req.triggered {
+		t.node = req.start
+		x.emit(EventElementActivated, req.start, t, nil)
+		x.leave(t)
+		return
+	}
+	x.work = append(x.work, step{tok: t, node: req.start})
+}
+
+// load brings a stored instance back to life after a restart: timers are
+// armed again, subscriptions reopened, and work that was under way runs again
+// (at least once: handlers get an idempotency key).
+func (x *instance) load() {
+	if x.head.Seq == 0 && len(x.tokens) == 0 {
+		// created, but the start never got stored: start it now
+		if n := x.proc.Node(x.head.StartElement); n != nil {
+			x.start(&startRequest{start: n})
+		}
+		return
+	}
+	if x.status == StatusPaused {
+		return
+	}
+	x.rearmAll()
+}
+
+// rearmAll arms every stored timer and subscription and re-dispatches work.
+func (x *instance) rearmAll() {
+	for _, s := range x.subs {
+		if s.Timer != nil {
+			x.armTimer(s)
+		}
+		if s.Message != "" {
+			x.p.effects.subscribe = append(x.p.effects.subscribe, messageSub{name: s.Message, key: s.CorrelationKey, inst: x.id, sub: s.ID})
+		}
+	}
+	for _, t := range x.tokens {
+		if t.status == TokenJob {
+			x.dispatch(t)
+		}
+	}
+}
+
+func (x *instance) pause() error {
+	if x.status.Done() {
+		return fmt.Errorf("instance %s is %s: %w", x.id, x.status, ErrInstanceEnded)
+	}
+	if x.status == StatusPaused {
+		return nil
+	}
+	for _, s := range x.subs { // timers hold while paused
+		if t, ok := x.timers[s.ID]; ok {
+			x.p.effects.stops = append(x.p.effects.stops, t)
+			delete(x.timers, s.ID)
+		}
+	}
+	x.status = StatusPaused
+	x.emit(EventInstancePaused, nil, nil, nil)
+	return nil
+}
+
+func (x *instance) resume(ctx context.Context) error {
+	if x.status != StatusPaused {
+		return fmt.Errorf("instance %s is %s, not paused: %w", x.id, x.status, ErrInvalidState)
+	}
+	x.status = StatusRunning
+	x.emit(EventInstanceResumed, nil, nil, nil)
+	for _, s := range x.subs {
+		if s.Timer != nil {
+			x.armTimer(s) // a timer that came due while paused fires at once
+		}
+	}
+	for _, t := range x.tokens {
+		if t.status == TokenJob && t.job == 0 {
+			x.dispatch(t) // loaded while paused: its work never started
+		}
+	}
+	held := x.held
+	x.held = nil
+	for _, c := range held {
+		x.applyHeld(ctx, c)
+	}
+	return nil
+}
+
+func (x *instance) applyHeld(_ context.Context, c command) {
+	switch c.kind {
+	case cmdJobDone:
+		x.jobDone(c)
+	case cmdJobFailed:
+		x.jobFailed(c)
+	case cmdRetry:
+		x.retryJob(c)
+	case cmdTimer:
+		x.timerFired(c.sub)
+	}
+}
+
+func (x *instance) cancel() error {
+	if x.status.Done() {
+		return fmt.Errorf("instance %s is %s: %w", x.id, x.status, ErrInstanceEnded)
+	}
+	x.terminateAll()
+	x.finish(StatusCancelled, EventInstanceCancelled, nil)
+	return nil
+}
+
+// terminateAll removes every token, closing tasks and incidents.
+func (x *instance) terminateAll() {
+	for i := len(x.tokens) - 1; i >= 0; i-- {
+		t := x.tokens[i]
+		x.disarmToken(t)
+		if t.taskID != "" {
+			x.cancelTask(t)
+		}
+		x.resolveIncidentsOf(t)
+		x.emit(EventElementTerminated, t.node, t, nil)
+	}
+	x.tokens = nil
+	x.scopes = nil
+	x.held = nil
+}
+
+func (x *instance) setVariables(c command) error {
+	if x.status.Done() {
+		return fmt.Errorf("instance %s is %s: %w", x.id, x.status, ErrInstanceEnded)
+	}
+	x.setVars(c.vars)
+	x.emit(EventVariablesChanged, nil, nil, map[string]any{"variables": keys(c.vars), "by": c.user})
+	return nil
+}
+
+// move takes a token off its node and puts it on another node of the same
+// scope (an operator's modification).
+func (x *instance) move(c command) error {
+	if x.status.Done() {
+		return fmt.Errorf("instance %s is %s: %w", x.id, x.status, ErrInstanceEnded)
+	}
+	t := x.token(c.token)
+	if t == nil {
+		return fmt.Errorf("token %d is not in instance %s: %w", c.token, x.id, ErrNotFound)
+	}
+	target := x.proc.Node(c.text)
+	switch {
+	case target == nil:
+		return fmt.Errorf("element %q is not in the process: %w", c.text, ErrNotFound)
+	case target.Scope != t.node.Scope:
+		return fmt.Errorf("element %q is in another scope than the token: %w", c.text, ErrInvalidState)
+	case target.Kind == model.KindBoundaryEvent || target.Kind == model.KindStartEvent && target.Trigger != model.TriggerNone:
+		return fmt.Errorf("a token cannot be moved onto %s %q: %w", target.Kind, target.ID, ErrInvalidState)
+	}
+	x.resolveIncidentsOf(t)
+	x.interrupt(t)
+	x.work = append(x.work, step{tok: t, node: target})
+	return nil
+}

@@ -1,0 +1,208 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/workflowpp/wfpp/engine/bpmn"
+	"github.com/workflowpp/wfpp/engine/dag"
+	"github.com/workflowpp/wfpp/engine/graph"
+	"github.com/workflowpp/wfpp/engine/model"
+	"github.com/workflowpp/wfpp/engine/script"
+	"github.com/workflowpp/wfpp/gateways"
+)
+
+// deployment is a stored definition version, parsed and ready to run.
+type deployment struct {
+	rec   DefinitionRecord
+	def   *model.Definition
+	reach map[*model.Process]*gateways.Reachability
+}
+
+// deployments caches parsed versions by id; the store is the truth.
+type deployments struct {
+	e    *Engine
+	mu   sync.RWMutex
+	byId map[string]*deployment
+}
+
+func newDeployments(e *Engine) *deployments {
+	return &deployments{e: e, byId: map[string]*deployment{}}
+}
+
+func (d *deployments) byID(ctx context.Context, id string) (*deployment, error) {
+	d.mu.RLock()
+	dep := d.byId[id]
+	d.mu.RUnlock()
+	if dep != nil {
+		return dep, nil
+	}
+	rec, err := d.e.store.DefinitionByID(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("definition %s: %w", id, err)
+	}
+	return d.load(rec)
+}
+
+func (d *deployments) load(rec DefinitionRecord) (*deployment, error) {
+	def, err := Parse(rec.Source, rec.Format)
+	if err != nil {
+		return nil, fmt.Errorf("parsing stored definition %s: %w", rec.ID, err)
+	}
+	dep := newDeployment(rec, def)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if old := d.byId[rec.ID]; old != nil {
+		old.rec = rec
+		return old, nil
+	}
+	d.byId[rec.ID] = dep
+	return dep, nil
+}
+
+func newDeployment(rec DefinitionRecord, def *model.Definition) *deployment {
+	dep := &deployment{rec: rec, def: def, reach: map[*model.Process]*gateways.Reachability{}}
+	for _, p := range def.Processes {
+		dep.reach[p] = gateways.NewReachability(p)
+	}
+	return dep
+}
+
+// Format names accepted by Parse and Deploy; "" detects the format.
+const (
+	FormatBPMN  = string(model.FormatBPMN)
+	FormatDAG   = string(model.FormatDAG)
+	FormatGraph = string(model.FormatGraph)
+)
+
+// DetectFormat guesses the format of a definition from its first bytes.
+func DetectFormat(src []byte) string {
+	s := bytes.TrimSpace(src)
+	switch {
+	case bytes.HasPrefix(s, []byte("<")):
+		return FormatBPMN
+	case bytes.Contains(s, []byte(`"startNode"`)) || bytes.Contains(s, []byte(`"actionType"`)):
+		return FormatDAG
+	}
+	return FormatGraph
+}
+
+// Parse reads a definition in the given format ("" detects it) without
+// validating its expressions; use Validate for that.
+func Parse(src []byte, format string) (*model.Definition, error) {
+	if format == "" {
+		format = DetectFormat(src)
+	}
+	switch format {
+	case FormatBPMN:
+		return bpmn.Parse(src, bpmn.Options{})
+	case FormatDAG:
+		return dag.Parse(src)
+	case FormatGraph:
+		return graph.Parse(src)
+	}
+	return nil, fmt.Errorf("unknown definition format %q: use bpmn, dag or graph", format)
+}
+
+// Validate reports every problem of a parsed definition, compiling its
+// conditions, mappings, scripts and timers.
+func Validate(def *model.Definition) model.Problems {
+	return model.Validate(def, model.Checks{
+		Expression: func(text string) error {
+			_, err := compileExpr(text)
+			return err
+		},
+		Script: func(format, src string) error {
+			switch format {
+			case "feel":
+				_, err := script.CompileExpression(ensureFEEL(src))
+				return err
+			case "", "javascript":
+				_, err := script.CompileScript(src)
+				return err
+			}
+			return fmt.Errorf("script format %q does not run: write the script in JavaScript", format)
+		},
+		Timer: CheckTimer,
+	})
+}
+
+// ParseAndValidate parses and validates; the error is model.Problems when the
+// definition has problems.
+func ParseAndValidate(src []byte, format string) (*model.Definition, error) {
+	def, err := Parse(src, format)
+	if err != nil {
+		return nil, err
+	}
+	if probs := Validate(def); len(probs) > 0 {
+		return def, probs
+	}
+	return def, nil
+}
+
+// DeployRequest is a definition to deploy.
+type DeployRequest struct {
+	Source   []byte
+	Format   string // "" detects it
+	Deployer string
+}
+
+// Deploy validates a definition and stores it as the next version of its key,
+// unless the latest version has the same content, which is returned as it is
+// (created false).
+func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (rec DefinitionRecord, created bool, err error) {
+	format := req.Format
+	if format == "" {
+		format = DetectFormat(req.Source)
+	}
+	def, err := ParseAndValidate(req.Source, format)
+	if err != nil {
+		return rec, false, err
+	}
+	sum := sha256.Sum256(req.Source)
+	rec = DefinitionRecord{
+		Key: def.Key, Name: def.Name, Format: format, Checksum: hex.EncodeToString(sum[:]),
+		Source: req.Source, Enabled: true, Deployed: e.clock.Now(), Deployer: req.Deployer,
+	}
+	for _, p := range def.Processes {
+		rec.Processes = append(rec.Processes, p.ID)
+	}
+	saved, created, err := e.store.SaveDefinition(ctx, rec)
+	if err != nil {
+		return rec, false, fmt.Errorf("deploying %q: %w", def.Key, err)
+	}
+	e.defs.mu.Lock()
+	if e.defs.byId[saved.ID] == nil {
+		e.defs.byId[saved.ID] = newDeployment(saved, def)
+	}
+	e.defs.mu.Unlock()
+	if created {
+		e.scheduleStarts(saved, def)
+	}
+	return saved, created, nil
+}
+
+// DefinitionID is the id of version v of key.
+func DefinitionID(key string, version int) string { return key + ":" + strconv.Itoa(version) }
+
+// Definition returns a deployed version (0: the latest) with its parsed model.
+func (e *Engine) Definition(ctx context.Context, key string, version int) (DefinitionRecord, *model.Definition, error) {
+	rec, err := e.store.Definition(ctx, key, version)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return rec, nil, fmt.Errorf("definition %q version %d: %w", key, version, err)
+		}
+		return rec, nil, err
+	}
+	dep, err := e.defs.byID(ctx, rec.ID)
+	if err != nil {
+		return rec, nil, err
+	}
+	return rec, dep.def, nil
+}

@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// effects are what a round caused outside the instance state: they start
+// only after the round is stored.
+type effects struct {
+	jobs      []*jobRun
+	timers    []timerArm
+	stops     []Timer
+	subscribe []messageSub
+	forget    []messageSub
+	external  []*jobRun
+	unlock    []string // external job keys to drop
+}
+
+type timerArm struct {
+	inst *instance
+	sub  uint64
+	due  time.Time
+}
+
+func (f *effects) run(e *Engine) {
+	for _, t := range f.stops {
+		t.Stop()
+	}
+	for _, s := range f.forget {
+		e.messages.remove(s)
+	}
+	for _, s := range f.subscribe {
+		e.messages.add(s)
+	}
+	for _, k := range f.unlock {
+		e.external.remove(k)
+	}
+	for _, j := range f.external {
+		e.external.add(j)
+	}
+	now := e.clock.Now()
+	for _, a := range f.timers {
+		inst, sub := a.inst.id, a.sub
+		t := e.clock.AfterFunc(a.due.Sub(now), func() {
+			_ = e.submit(context.Background(), command{kind: cmdTimer, inst: inst, sub: sub})
+		})
+		a.inst.timers[sub] = t
+	}
+	for _, j := range f.jobs {
+		e.busy.Add(1)
+		e.workers.dispatch(j)
+	}
+}
+
+func (f *effects) discard(*Engine) {}
+
+func (f *effects) reset() {
+	clear(f.jobs)
+	f.jobs = f.jobs[:0]
+	clear(f.timers)
+	f.timers = f.timers[:0]
+	clear(f.stops)
+	f.stops = f.stops[:0]
+	f.subscribe = f.subscribe[:0]
+	f.forget = f.forget[:0]
+	clear(f.external)
+	f.external = f.external[:0]
+	f.unlock = f.unlock[:0]
+}

@@ -1,0 +1,70 @@
+package engine
+
+import "time"
+
+// EventType names a state change of an instance.
+type EventType string
+
+const (
+	EventInstanceStarted   EventType = "instance.started"
+	EventInstanceCompleted EventType = "instance.completed"
+	EventInstanceCancelled EventType = "instance.cancelled"
+	EventInstancePaused    EventType = "instance.paused"
+	EventInstanceResumed   EventType = "instance.resumed"
+	EventInstanceFailed    EventType = "instance.failed"
+
+	EventElementActivated  EventType = "element.activated"  // a token entered a node
+	EventElementCompleted  EventType = "element.completed"  // a token left a node
+	EventElementTerminated EventType = "element.terminated" // a token was removed without completing (cancel, interrupt, terminate)
+	EventFlowTaken         EventType = "flow.taken"
+	EventGatewayDecided    EventType = "gateway.decided" // which conditions held and which flows were chosen
+
+	EventJobCreated   EventType = "job.created"
+	EventJobFailed    EventType = "job.failed"
+	EventJobRetrying  EventType = "job.retrying"
+	EventTaskCreated  EventType = "task.created"
+	EventTaskClaimed  EventType = "task.claimed"
+	EventTaskReleased EventType = "task.released"
+	EventTaskDone     EventType = "task.completed"
+	EventTaskCanceled EventType = "task.cancelled"
+
+	EventTimerScheduled      EventType = "timer.scheduled"
+	EventTimerFired          EventType = "timer.fired"
+	EventMessageSubscribed   EventType = "message.subscribed"
+	EventMessageCorrelated   EventType = "message.correlated"
+	EventVariablesChanged    EventType = "variables.changed"
+	EventIncidentCreated     EventType = "incident.created"
+	EventIncidentResolved    EventType = "incident.resolved"
+	EventErrorThrown         EventType = "error.thrown"
+	EventDeadLettered        EventType = "job.deadlettered"
+	EventBoundaryTriggered   EventType = "boundary.triggered"
+	EventSubProcessEntered   EventType = "subprocess.entered"
+	EventSubProcessCompleted EventType = "subprocess.completed"
+)
+
+// Event is one recorded state change of one instance. Seq numbers the events
+// of an instance from 1 without gaps; the log is append-only.
+type Event struct {
+	InstanceID   string    `json:"instanceId" bson:"instance_id"`
+	Seq          uint64    `json:"seq" bson:"seq"`
+	Type         EventType `json:"type" bson:"type"`
+	Time         time.Time `json:"time" bson:"time"`
+	DefinitionID string    `json:"definitionId,omitempty" bson:"definition_id,omitempty"`
+	ElementID    string    `json:"elementId,omitempty" bson:"element_id,omitempty"`
+	FlowID       string    `json:"flowId,omitempty" bson:"flow_id,omitempty"`
+	TokenID      uint64    `json:"tokenId,omitempty" bson:"token_id,omitempty"`
+	// Detail holds what the change saw or decided: condition results, chosen
+	// flows, variables written, the error message. JSON values only.
+	Detail map[string]any `json:"detail,omitempty" bson:"detail,omitempty"`
+}
+
+// Exporter receives every event after it is stored, in sequence order per
+// instance. Export must not block for long: it runs on the engine's applier.
+type Exporter interface {
+	Export(events []Event)
+}
+
+// ExporterFunc adapts a function to Exporter.
+type ExporterFunc func(events []Event)
+
+func (f ExporterFunc) Export(events []Event) { f(events) }

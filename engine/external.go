@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// ExternalJob is a job an external worker fetched and locked.
+type ExternalJob struct {
+	Key         string            `json:"key"`
+	InstanceID  string            `json:"instanceId"`
+	ElementID   string            `json:"elementId"`
+	Type        string            `json:"type"`
+	Attempt     int               `json:"attempt"`
+	Variables   map[string]any    `json:"variables"`
+	Headers     map[string]string `json:"headers,omitempty"`
+	Worker      string            `json:"worker"`
+	LockedUntil time.Time         `json:"lockedUntil"`
+}
+
+// externalJobs holds the jobs that wait for external workers, in arrival
+// order per type. A lock expires by itself: the job is then fetched again.
+type externalJobs struct {
+	mu     sync.Mutex
+	byKey  map[string]*externalEntry
+	byType map[string][]*externalEntry
+}
+
+type externalEntry struct {
+	run    *jobRun
+	key    string
+	worker string
+	until  time.Time
+}
+
+func newExternalJobs() *externalJobs {
+	return &externalJobs{byKey: map[string]*externalEntry{}, byType: map[string][]*externalEntry{}}
+}
+
+func externalKey(inst string, job uint64) string { return inst + ":" + strconv.FormatUint(job, 10) }
+
+func (x *externalJobs) add(j *jobRun) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	k := externalKey(j.inst, j.job)
+	if x.byKey[k] != nil {
+		return
+	}
+	en := &externalEntry{run: j, key: k}
+	x.byKey[k] = en
+	typ := jobType(j.node)
+	x.byType[typ] = append(x.byType[typ], en)
+}
+
+func (x *externalJobs) remove(k string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	en := x.byKey[k]
+	if en == nil {
+		return
+	}
+	delete(x.byKey, k)
+	typ := jobType(en.run.node)
+	x.byType[typ] = slices.DeleteFunc(x.byType[typ], func(o *externalEntry) bool { return o == en })
+}
+
+// FetchAndLock gives a worker up to max jobs of a type that nobody holds,
+// locked for lock; a lock that runs out frees the job for others.
+func (e *Engine) FetchAndLock(_ context.Context, typ, worker string, max int, lock time.Duration) ([]ExternalJob, error) {
+	if typ == "" || worker == "" || max < 1 || lock <= 0 {
+		return nil, fmt.Errorf("fetch and lock needs a type, a worker name, max ≥ 1 and a positive lock duration: %w", ErrInvalidInput)
+	}
+	now := e.clock.Now()
+	x := e.external
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var out []ExternalJob
+	for _, en := range x.byType[typ] {
+		if len(out) == max {
+			break
+		}
+		if en.worker != "" && now.Before(en.until) {
+			continue
+		}
+		en.worker, en.until = worker, now.Add(lock)
+		r := en.run
+		out = append(out, ExternalJob{Key: en.key, InstanceID: r.inst, ElementID: r.node.ID, Type: typ,
+			Attempt: r.attempt, Variables: r.vars, Headers: r.node.Job.Headers, Worker: worker, LockedUntil: en.until})
+	}
+	return out, nil
+}
+
+// lockedBy checks that worker holds the job's lock and returns its run.
+func (x *externalJobs) lockedBy(key, worker string, now time.Time) (*jobRun, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	en := x.byKey[key]
+	switch {
+	case en == nil:
+		return nil, fmt.Errorf("job %s is not open (completed, cancelled or unknown): %w", key, ErrNotFound)
+	case en.worker == "" || now.After(en.until):
+		return nil, fmt.Errorf("job %s is not locked: fetch and lock it first: %w", key, ErrInvalidState)
+	case worker != "" && en.worker != worker:
+		return nil, fmt.Errorf("job %s is locked by worker %q: %w", key, en.worker, ErrConflict)
+	}
+	return en.run, nil
+}
+
+// CompleteJob completes an external job with its result.
+func (e *Engine) CompleteJob(ctx context.Context, key, worker string, vars map[string]any) error {
+	r, err := e.external.lockedBy(key, worker, e.clock.Now())
+	if err != nil {
+		return err
+	}
+	_, err = e.call(ctx, command{kind: cmdJobDone, inst: r.inst, token: r.token, job: r.job, vars: vars})
+	return err
+}
+
+// FailJob fails an attempt of an external job: it is retried after retryAfter
+// (or the task's backoff when zero) while retries last, then an incident.
+// A non-empty errorCode throws that BPMN error instead.
+func (e *Engine) FailJob(ctx context.Context, key, worker, message, errorCode string, retryAfter time.Duration) error {
+	r, err := e.external.lockedBy(key, worker, e.clock.Now())
+	if err != nil {
+		return err
+	}
+	var jobErr error = fmt.Errorf("%s", message)
+	if errorCode != "" {
+		jobErr = ThrowError(errorCode, message)
+	}
+	_, err = e.call(ctx, command{kind: cmdJobFailed, inst: r.inst, token: r.token, job: r.job, err: jobErr, after: retryAfter})
+	return err
+}
+
+// ExtendLock gives the worker holding a job more time.
+func (e *Engine) ExtendLock(_ context.Context, key, worker string, lock time.Duration) (time.Time, error) {
+	now := e.clock.Now()
+	if _, err := e.external.lockedBy(key, worker, now); err != nil {
+		return time.Time{}, err
+	}
+	e.external.mu.Lock()
+	defer e.external.mu.Unlock()
+	en := e.external.byKey[key]
+	if en == nil {
+		return time.Time{}, fmt.Errorf("job %s: %w", key, ErrNotFound)
+	}
+	en.until = now.Add(lock)
+	return en.until, nil
+}

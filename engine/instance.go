@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// instance is the live state of one instance, owned by one partition's
+// applier. Nothing else reads or writes it.
+type instance struct {
+	p    *partition
+	e    *Engine
+	id   string
+	dep  *deployment
+	proc *model.Process
+	head Snapshot // identity and times; tokens and the rest live below
+
+	status    Status
+	seq       uint64
+	vars      map[string]any
+	varsOwned bool // vars is not shared with a stored snapshot and may be written in place
+	tokens    []*token
+	scopes    []*scope
+	subs      []*Subscription
+	tasks     map[string]*Task
+	incidents []*Incident
+	nextID    uint64
+	timers    map[uint64]Timer // armed clock timers by subscription id
+	held      []command        // commands that arrived while paused
+
+	// the change being built
+	ctx         context.Context
+	events      []Event
+	taskChanges []Task
+	incChanges  []Incident
+	deadLetters []DeadLetter
+	work        []step
+	joinsDirty  bool
+	steps       int
+	dirty       bool
+	prevSeq     uint64
+}
+
+// token sits on a node inside a scope instance.
+type token struct {
+	id       uint64
+	node     *model.Node
+	scope    uint64 // 0: the process
+	via      *model.Flow
+	status   TokenStatus
+	attempt  int    // attempts of the current activity's work, from 1
+	job      uint64 // id of the job run under way; results of any other are stale
+	taskID   string
+	due      *time.Time
+	local    map[string]any
+	incident string
+}
+
+// scope is a running embedded sub-process.
+type scope struct {
+	id     uint64
+	node   *model.Node
+	parent uint64
+	token  uint64 // waits at node in the parent scope
+}
+
+// step is a token about to enter a node.
+type step struct {
+	tok  *token
+	node *model.Node
+	via  *model.Flow
+}
+
+func newInstance(p *partition, req *startRequest) (*instance, error) {
+	x := &instance{
+		p: p, e: p.e, id: req.snap.ID, dep: req.dep, proc: req.proc,
+		head: *req.snap, status: StatusRunning,
+		vars: req.snap.Variables, tasks: map[string]*Task{}, timers: map[uint64]Timer{},
+	}
+	if x.vars == nil {
+		x.vars = map[string]any{}
+	}
+	x.varsOwned = false
+	return x, nil
+}
+
+func restoreInstance(p *partition, s *Snapshot) (*instance, error) {
+	dep, err := p.e.defs.byID(context.Background(), s.DefinitionID)
+	if err != nil {
+		return nil, fmt.Errorf("restoring instance %s: %w", s.ID, err)
+	}
+	proc := dep.def.Process(s.ProcessID)
+	if proc == nil {
+		return nil, fmt.Errorf("restoring instance %s: process %q is not in definition %s", s.ID, s.ProcessID, s.DefinitionID)
+	}
+	x := &instance{
+		p: p, e: p.e, id: s.ID, dep: dep, proc: proc, head: *s,
+		status: s.Status, seq: s.Seq, vars: s.Variables, nextID: s.NextID,
+		tasks: map[string]*Task{}, timers: map[uint64]Timer{},
+	}
+	if x.vars == nil {
+		x.vars = map[string]any{}
+	}
+	for _, ts := range s.Tokens {
+		n := proc.Node(ts.ElementID)
+		if n == nil {
+			return nil, fmt.Errorf("restoring instance %s: element %q is not in the process", s.ID, ts.ElementID)
+		}
+		t := &token{id: ts.ID, node: n, scope: ts.Scope, status: ts.Status, attempt: ts.Attempt,
+			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident}
+		if ts.Via != "" {
+			t.via = proc.Flow(ts.Via)
+		}
+		x.tokens = append(x.tokens, t)
+	}
+	for _, sc := range s.Scopes {
+		x.scopes = append(x.scopes, &scope{id: sc.ID, node: proc.Node(sc.ElementID), parent: sc.Parent, token: sc.Token})
+	}
+	for i := range s.Subscriptions {
+		sub := s.Subscriptions[i]
+		x.subs = append(x.subs, &sub)
+	}
+	for i := range s.Incidents {
+		inc := s.Incidents[i]
+		x.incidents = append(x.incidents, &inc)
+	}
+	for i := range s.Tasks {
+		t := s.Tasks[i]
+		x.tasks[t.ID] = &t
+	}
+	return x, nil
+}
+
+// snapshot is the state to store, sharing the variables map (which is
+// copied before the next write).
+func (x *instance) snapshot() *Snapshot {
+	s := x.head
+	s.Status, s.Seq, s.Variables, s.NextID = x.status, x.seq, x.vars, x.nextID
+	s.Updated = x.e.clock.Now()
+	x.varsOwned = false
+	s.Tokens = make([]TokenState, len(x.tokens))
+	for i, t := range x.tokens {
+		ts := TokenState{ID: t.id, ElementID: t.node.ID, Scope: t.scope, Status: t.status,
+			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident}
+		if t.via != nil {
+			ts.Via = t.via.ID
+		}
+		s.Tokens[i] = ts
+	}
+	s.Scopes, s.Subscriptions, s.Incidents, s.Tasks = nil, nil, nil, nil
+	for _, sc := range x.scopes {
+		s.Scopes = append(s.Scopes, ScopeState{ID: sc.id, ElementID: sc.node.ID, Parent: sc.parent, Token: sc.token})
+	}
+	for _, sub := range x.subs {
+		s.Subscriptions = append(s.Subscriptions, *sub)
+	}
+	for _, inc := range x.incidents {
+		s.Incidents = append(s.Incidents, *inc)
+	}
+	for _, id := range slices.Sorted(maps.Keys(x.tasks)) {
+		s.Tasks = append(s.Tasks, *x.tasks[id])
+	}
+	return &s
+}
+
+// change is what the current round changed in this instance, for the store.
+func (x *instance) change() Change {
+	s := x.snapshot()
+	s.Pending = x.events
+	return Change{Snapshot: s, PrevSeq: x.prevSeq, Tasks: x.taskChanges, Incidents: x.incChanges, DeadLetters: x.deadLetters}
+}
+
+// committed starts a new change after the store took the last one.
+func (x *instance) committed() {
+	x.events, x.taskChanges, x.incChanges, x.deadLetters = nil, nil, nil, nil
+}
+
+func (x *instance) discardTimers() {
+	for id, t := range x.timers {
+		t.Stop()
+		delete(x.timers, id)
+	}
+}
+
+// emit records an event with the next sequence number.
+func (x *instance) emit(typ EventType, n *model.Node, t *token, detail map[string]any) {
+	x.seq++
+	ev := Event{InstanceID: x.id, Seq: x.seq, Type: typ, Time: x.e.clock.Now(), Detail: detail}
+	if n != nil {
+		ev.ElementID = n.ID
+	}
+	if t != nil {
+		ev.TokenID = t.id
+	}
+	x.events = append(x.events, ev)
+}
+
+func (x *instance) emitFlow(f *model.Flow, t *token) {
+	x.seq++
+	x.events = append(x.events, Event{InstanceID: x.id, Seq: x.seq, Type: EventFlowTaken,
+		Time: x.e.clock.Now(), ElementID: f.Source.ID, FlowID: f.ID, TokenID: t.id})
+}
+
+func (x *instance) newToken(scope uint64) *token {
+	x.nextID++
+	t := &token{id: x.nextID, scope: scope, status: TokenActive}
+	x.tokens = append(x.tokens, t)
+	return t
+}
+
+func (x *instance) token(id uint64) *token {
+	for _, t := range x.tokens {
+		if t.id == id {
+			return t
+		}
+	}
+	return nil
+}
+
+func (x *instance) removeToken(t *token) {
+	if i := slices.Index(x.tokens, t); i >= 0 {
+		x.tokens = slices.Delete(x.tokens, i, i+1)
+	}
+}
+
+func (x *instance) scope(id uint64) *scope {
+	for _, s := range x.scopes {
+		if s.id == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// setVars merges values into the instance's variables, copying the map first
+// when a stored snapshot still shares it.
+func (x *instance) setVars(values map[string]any) {
+	if len(values) == 0 {
+		return
+	}
+	if !x.varsOwned {
+		x.vars = maps.Clone(x.vars)
+		if x.vars == nil {
+			x.vars = map[string]any{}
+		}
+		x.varsOwned = true
+	}
+	for k, v := range values {
+		x.vars[k] = v
+	}
+}
+
+// jobVars is what work for a token sees: the instance's variables with the
+// token's local inputs on top, as a copy the work may keep.
+func (x *instance) jobVars(t *token) map[string]any {
+	m := make(map[string]any, len(x.vars)+len(t.local))
+	maps.Copy(m, x.vars)
+	maps.Copy(m, t.local)
+	return m
+}
+
+// evalVars is what expressions on a token see (read only).
+func (x *instance) evalVars(t *token) map[string]any {
+	if t == nil || len(t.local) == 0 {
+		return x.vars
+	}
+	return x.jobVars(t)
+}

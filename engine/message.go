@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Message is a message sent to the engine, matched by name and correlation key.
+type Message struct {
+	Name           string         `json:"name"`
+	CorrelationKey string         `json:"correlationKey"`
+	Variables      map[string]any `json:"variables"`
+	// InstanceID, when set, matches only that instance, by name, and by key
+	// only when CorrelationKey is set too.
+	InstanceID string `json:"instanceId,omitempty"`
+}
+
+// messageSub is an open message subscription as the index knows it.
+type messageSub struct {
+	name, key string
+	inst      string
+	sub       uint64
+}
+
+// messageIndex finds the subscriptions a message matches, across partitions.
+type messageIndex struct {
+	mu   sync.Mutex
+	subs map[string][]messageSub // by name + "\x00" + key
+}
+
+func newMessageIndex() *messageIndex { return &messageIndex{subs: map[string][]messageSub{}} }
+
+func (m *messageIndex) add(s messageSub) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := s.name + "\x00" + s.key
+	m.subs[k] = append(m.subs[k], s)
+}
+
+func (m *messageIndex) remove(s messageSub) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := s.name + "\x00" + s.key
+	list := slices.DeleteFunc(m.subs[k], func(o messageSub) bool { return o.inst == s.inst && o.sub == s.sub })
+	if len(list) == 0 {
+		delete(m.subs, k)
+		return
+	}
+	m.subs[k] = list
+}
+
+// candidates returns the subscriptions for name and key, at most one per instance.
+func (m *messageIndex) candidates(name, key string) []messageSub {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []messageSub
+	seen := map[string]bool{}
+	for _, s := range m.subs[name+"\x00"+key] {
+		if !seen[s.inst] {
+			seen[s.inst] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Correlate delivers a message to every instance waiting for it (one
+// subscription each) and returns how many took it. When none waits, a
+// deployed definition with a message start event of that name is started
+// instead. It returns ErrNotFound when the message went nowhere.
+func (e *Engine) Correlate(ctx context.Context, m Message) (int, error) {
+	if m.Name == "" {
+		return 0, fmt.Errorf("message has no name: %w", ErrInvalidInput)
+	}
+	if m.InstanceID != "" {
+		_, err := e.call(ctx, command{kind: cmdMessage, inst: m.InstanceID, text: m.Name, key: m.CorrelationKey, vars: m.Variables, user: "any"})
+		if err != nil {
+			return 0, err
+		}
+		return 1, nil
+	}
+	n := 0
+	for _, s := range e.messages.candidates(m.Name, m.CorrelationKey) {
+		_, err := e.call(ctx, command{kind: cmdMessage, inst: s.inst, sub: s.sub, vars: m.Variables})
+		switch {
+		case err == nil:
+			n++
+		case errors.Is(err, ErrNotFound), errors.Is(err, ErrInstanceEnded):
+			// the subscription closed meanwhile
+		default:
+			return n, err
+		}
+	}
+	if n > 0 {
+		return n, nil
+	}
+	started, err := e.startByMessage(ctx, m)
+	if err != nil {
+		return 0, err
+	}
+	if started == 0 {
+		return 0, fmt.Errorf("no instance waits for message %q with correlation key %q: %w", m.Name, m.CorrelationKey, ErrNotFound)
+	}
+	return started, nil
+}
+
+// messageArrived moves the token whose subscription a message matched.
+func (x *instance) messageArrived(c command) error {
+	s := x.subscription(c.sub)
+	if c.sub == 0 { // by name within this instance
+		for _, o := range x.subs {
+			if o.Message == c.text && (c.key == "" || o.CorrelationKey == c.key) {
+				s = o
+				break
+			}
+		}
+	}
+	if s == nil {
+		return fmt.Errorf("no subscription for the message in instance %s: %w", x.id, ErrNotFound)
+	}
+	if x.status == StatusPaused {
+		return fmt.Errorf("instance %s is paused: resume it first: %w", x.id, ErrInvalidState)
+	}
+	t := x.token(s.Token)
+	if t == nil {
+		return fmt.Errorf("no token for the subscription in instance %s: %w", x.id, ErrNotFound)
+	}
+	n := x.proc.Node(s.ElementID)
+	x.emit(EventMessageCorrelated, n, t, map[string]any{"message": s.Message, "correlationKey": s.CorrelationKey, "variables": keys(c.vars)})
+	x.trigger(t, s, n, c.vars)
+	return nil
+}

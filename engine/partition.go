@@ -1,0 +1,183 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+)
+
+// partition owns a share of the instances and applies their commands one at
+// a time. Its loop: take a batch of commands, apply them, commit what changed
+// in one Store.Commit, then publish events and start what the changes caused.
+type partition struct {
+	e         *Engine
+	id        int
+	inbox     chan command
+	instances map[string]*instance
+
+	// the current round
+	touched  []*instance
+	effects  effects
+	replies  []pendingReply
+	consumed int
+}
+
+type pendingReply struct {
+	ch chan<- reply
+	r  reply
+}
+
+func newPartition(e *Engine, id int) *partition {
+	return &partition{
+		e:         e,
+		id:        id,
+		inbox:     make(chan command, e.cfg.InboxSize),
+		instances: map[string]*instance{},
+	}
+}
+
+func (p *partition) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-p.inbox:
+			p.round(ctx, c)
+		}
+	}
+}
+
+// round applies c and whatever else is already waiting, up to MaxBatch, then commits.
+func (p *partition) round(ctx context.Context, first command) {
+	p.apply(ctx, first)
+	for n := 1; n < p.e.cfg.MaxBatch; n++ {
+		select {
+		case c := <-p.inbox:
+			p.apply(ctx, c)
+		default:
+			n = p.e.cfg.MaxBatch
+		}
+	}
+	p.commit(ctx)
+}
+
+func (p *partition) apply(ctx context.Context, c command) {
+	p.consumed++
+	inst, err := p.instance(ctx, c)
+	if err != nil {
+		p.answer(c, reply{err: err})
+		return
+	}
+	if inst == nil {
+		p.answer(c, reply{}) // nothing to do: e.g. a stale timer of an ended instance
+		return
+	}
+	if !inst.dirty {
+		inst.dirty = true
+		inst.prevSeq = inst.seq
+		p.touched = append(p.touched, inst)
+	}
+	r := inst.apply(ctx, c)
+	p.answer(c, r)
+}
+
+func (p *partition) answer(c command, r reply) {
+	if c.reply != nil {
+		p.replies = append(p.replies, pendingReply{ch: c.reply, r: r})
+	}
+}
+
+// instance finds the instance a command is for, loading it from the store
+// when this applier does not hold it.
+func (p *partition) instance(ctx context.Context, c command) (*instance, error) {
+	if c.kind == cmdStart {
+		inst, err := newInstance(p, c.start)
+		if err != nil {
+			return nil, err
+		}
+		if old := p.instances[inst.id]; old != nil {
+			return nil, fmt.Errorf("instance %s exists already: %w", inst.id, ErrDuplicate)
+		}
+		p.instances[inst.id] = inst
+		return inst, nil
+	}
+	if inst := p.instances[c.inst]; inst != nil {
+		return inst, nil
+	}
+	snap := c.snap
+	if snap == nil {
+		var err error
+		if snap, err = p.e.store.Instance(ctx, c.inst); err != nil {
+			return nil, fmt.Errorf("loading instance %s: %w", c.inst, err)
+		}
+	}
+	if snap.Status.Done() {
+		if c.kind == cmdLoad || c.kind == cmdTimer || c.kind == cmdJobDone || c.kind == cmdJobFailed || c.kind == cmdRetry {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("instance %s is %s: %w", c.inst, snap.Status, ErrInstanceEnded)
+	}
+	inst, err := restoreInstance(p, snap)
+	if err != nil {
+		return nil, err
+	}
+	p.instances[inst.id] = inst
+	return inst, nil
+}
+
+// commit stores the round's changes, then makes them visible.
+func (p *partition) commit(ctx context.Context) {
+	defer p.reset()
+	if len(p.touched) > 0 {
+		b := &Batch{Changes: make([]Change, 0, len(p.touched))}
+		for _, inst := range p.touched {
+			b.Changes = append(b.Changes, inst.change())
+		}
+		if err := p.e.store.Commit(ctx, b); err != nil {
+			p.failRound(fmt.Errorf("storing changes: %w", err))
+			return
+		}
+		for i, inst := range p.touched {
+			p.e.export(b.Changes[i].Snapshot.Pending)
+			inst.committed()
+			if inst.status.Done() {
+				delete(p.instances, inst.id)
+			}
+		}
+	}
+	p.effects.run(p.e)
+	for _, r := range p.replies {
+		r.ch <- r.r
+	}
+}
+
+// failRound forgets the in-memory state of every instance the round touched:
+// the store still has their last committed state, which the next command
+// reloads. Callers get the error; nothing the round caused is started.
+func (p *partition) failRound(err error) {
+	p.e.cfg.Logger.Error("commit failed; changes are dropped and instances reload from the store", "err", err, "partition", p.id)
+	for _, inst := range p.touched {
+		inst.discardTimers()
+		delete(p.instances, inst.id)
+	}
+	p.effects.discard(p.e)
+	for i := range p.replies {
+		p.replies[i].r = reply{err: err}
+	}
+	for _, r := range p.replies {
+		r.ch <- r.r
+	}
+}
+
+func (p *partition) reset() {
+	for _, inst := range p.touched {
+		inst.dirty = false
+	}
+	clear(p.touched)
+	p.touched = p.touched[:0]
+	p.effects.reset()
+	clear(p.replies)
+	p.replies = p.replies[:0]
+	for ; p.consumed > 0; p.consumed-- {
+		p.e.done()
+	}
+}

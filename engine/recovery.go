@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// recover brings every unfinished instance back after a restart: each is
+// loaded into its applier, which re-arms its timers and subscriptions and
+// runs again the work that was under way. The latest version of each
+// definition gets its timer start events armed again.
+func (e *Engine) recover(ctx context.Context) error {
+	recs, err := e.store.Definitions(ctx)
+	if err != nil {
+		return fmt.Errorf("recovering definitions: %w", err)
+	}
+	latest := map[string]DefinitionRecord{}
+	for _, r := range recs {
+		if cur, ok := latest[r.Key]; !ok || r.Version > cur.Version {
+			latest[r.Key] = r
+		}
+	}
+	for _, rec := range latest {
+		dep, err := e.defs.byID(ctx, rec.ID)
+		if err != nil {
+			return err
+		}
+		if rec.Enabled && hasTimerStart(dep.def) {
+			e.scheduleStarts(rec, dep.def)
+		}
+	}
+	return e.store.Unfinished(ctx, func(s *Snapshot) error {
+		return e.submit(ctx, command{kind: cmdLoad, inst: s.ID, snap: s})
+	})
+}
+
+func hasTimerStart(def *model.Definition) bool {
+	p := def.Main()
+	if p == nil {
+		return false
+	}
+	for _, s := range p.Starts() {
+		if s.Trigger == model.TriggerTimer {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,123 @@
+package engine
+
+import "time"
+
+// Snapshot is the stored state of one instance at sequence Seq: enough to
+// carry on after a restart.
+type Snapshot struct {
+	ID            string         `json:"id" bson:"_id"`
+	DefinitionID  string         `json:"definitionId" bson:"definition_id"`
+	DefinitionKey string         `json:"definition" bson:"definition_key"`
+	Version       int            `json:"version" bson:"version"`
+	ProcessID     string         `json:"processId" bson:"process_id"`
+	BusinessKey   string         `json:"businessKey,omitempty" bson:"business_key,omitempty"`
+	RequestID     string         `json:"requestId,omitempty" bson:"request_id,omitempty"`
+	Status        Status         `json:"status" bson:"status"`
+	Seq           uint64         `json:"seq" bson:"seq"`
+	Variables     map[string]any `json:"variables" bson:"variables"`
+	Tokens        []TokenState   `json:"tokens" bson:"tokens"`
+	Scopes        []ScopeState   `json:"scopes,omitempty" bson:"scopes,omitempty"`
+	Subscriptions []Subscription `json:"subscriptions,omitempty" bson:"subscriptions,omitempty"`
+	Incidents     []Incident     `json:"incidents,omitempty" bson:"incidents,omitempty"`
+	Tasks         []Task         `json:"tasks,omitempty" bson:"tasks,omitempty"` // open inbox tasks
+	StartElement  string         `json:"startElement,omitempty" bson:"start_element,omitempty"`
+	NextID        uint64         `json:"-" bson:"next_id"`
+	Started       time.Time      `json:"startedAt" bson:"started_at"`
+	Updated       time.Time      `json:"updatedAt" bson:"updated_at"`
+	Ended         *time.Time     `json:"endedAt,omitempty" bson:"ended_at,omitempty"`
+	// Pending are the events of the change that produced this snapshot, kept
+	// with it so the log can be completed after a crash.
+	Pending []Event `json:"-" bson:"pending,omitempty"`
+}
+
+// TokenState is a token as stored.
+type TokenState struct {
+	ID        uint64         `json:"id" bson:"id"`
+	ElementID string         `json:"elementId" bson:"element_id"`
+	Scope     uint64         `json:"scope,omitempty" bson:"scope,omitempty"`
+	Via       string         `json:"via,omitempty" bson:"via,omitempty"` // the flow it arrived by
+	Status    TokenStatus    `json:"status" bson:"status"`
+	Attempt   int            `json:"attempt,omitempty" bson:"attempt,omitempty"`
+	TaskID    string         `json:"taskId,omitempty" bson:"task_id,omitempty"`
+	Due       *time.Time     `json:"due,omitempty" bson:"due,omitempty"` // retry backoff
+	Local     map[string]any `json:"local,omitempty" bson:"local,omitempty"`
+	Incident  string         `json:"incident,omitempty" bson:"incident,omitempty"`
+}
+
+// ScopeState is a running embedded sub-process: the token that waits for it
+// at the sub-process node, in its parent scope.
+type ScopeState struct {
+	ID        uint64 `json:"id" bson:"id"`
+	ElementID string `json:"elementId" bson:"element_id"`
+	Parent    uint64 `json:"parent,omitempty" bson:"parent,omitempty"`
+	Token     uint64 `json:"token" bson:"token"`
+}
+
+// Subscription is an armed timer or an open message subscription that moves a token when it fires.
+type Subscription struct {
+	ID             uint64     `json:"id" bson:"id"`
+	Token          uint64     `json:"token" bson:"token"`
+	ElementID      string     `json:"elementId" bson:"element_id"` // the catch event, boundary event or receive task
+	Timer          *time.Time `json:"due,omitempty" bson:"due,omitempty"`
+	Repeat         int        `json:"repeat,omitempty" bson:"repeat,omitempty"` // cycles still to come; -1 forever
+	Message        string     `json:"message,omitempty" bson:"message,omitempty"`
+	CorrelationKey string     `json:"correlationKey,omitempty" bson:"correlation_key,omitempty"`
+}
+
+// TaskStatus is where an inbox task stands.
+type TaskStatus string
+
+const (
+	TaskOpen      TaskStatus = "open"
+	TaskCompleted TaskStatus = "completed"
+	TaskCancelled TaskStatus = "cancelled"
+)
+
+// Task is an inbox task created by a user task.
+type Task struct {
+	ID              string         `json:"id" bson:"_id"`
+	InstanceID      string         `json:"instanceId" bson:"instance_id"`
+	DefinitionKey   string         `json:"definition" bson:"definition_key"`
+	ElementID       string         `json:"elementId" bson:"element_id"`
+	TokenID         uint64         `json:"-" bson:"token_id"`
+	Name            string         `json:"name" bson:"name"`
+	Assignee        string         `json:"assignee,omitempty" bson:"assignee,omitempty"`
+	CandidateUsers  []string       `json:"candidateUsers" bson:"candidate_users"`
+	CandidateGroups []string       `json:"candidateGroups" bson:"candidate_groups"`
+	FormKey         string         `json:"formKey,omitempty" bson:"form_key,omitempty"`
+	Form            string         `json:"form,omitempty" bson:"form,omitempty"`
+	Priority        int            `json:"priority" bson:"priority"`
+	Due             *time.Time     `json:"dueDate,omitempty" bson:"due,omitempty"`
+	Status          TaskStatus     `json:"status" bson:"status"`
+	Created         time.Time      `json:"createdAt" bson:"created_at"`
+	Ended           *time.Time     `json:"endedAt,omitempty" bson:"ended_at,omitempty"`
+	CompletedBy     string         `json:"completedBy,omitempty" bson:"completed_by,omitempty"`
+	Variables       map[string]any `json:"variables,omitempty" bson:"variables,omitempty"` // the instance's variables when created
+}
+
+// Incident is a token stuck on something a person must look at.
+type Incident struct {
+	ID         string     `json:"id" bson:"_id"`
+	InstanceID string     `json:"instanceId" bson:"instance_id"`
+	ElementID  string     `json:"elementId" bson:"element_id"`
+	TokenID    uint64     `json:"tokenId" bson:"token_id"`
+	Kind       string     `json:"kind" bson:"kind"` // job, condition, expression, error, ...
+	Message    string     `json:"message" bson:"message"`
+	Attempts   int        `json:"attempts,omitempty" bson:"attempts,omitempty"`
+	Phase      string     `json:"phase" bson:"phase"` // what resolving does again: enter, leave or job
+	Created    time.Time  `json:"createdAt" bson:"created_at"`
+	Resolved   *time.Time `json:"resolvedAt,omitempty" bson:"resolved_at,omitempty"`
+}
+
+// DeadLetter is a job whose retries ran out, with what is needed to replay it.
+type DeadLetter struct {
+	ID         string    `json:"id" bson:"_id"`
+	InstanceID string    `json:"instanceId" bson:"instance_id"`
+	ElementID  string    `json:"elementId" bson:"element_id"`
+	IncidentID string    `json:"incidentId" bson:"incident_id"`
+	JobType    string    `json:"jobType" bson:"job_type"`
+	Attempts   int       `json:"attempts" bson:"attempts"`
+	LastError  string    `json:"lastError" bson:"last_error"`
+	Errors     []string  `json:"errors" bson:"errors"`
+	Created    time.Time `json:"createdAt" bson:"created_at"`
+}

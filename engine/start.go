@@ -1,0 +1,230 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// StartRequest asks for a new instance.
+type StartRequest struct {
+	Definition   string // the key
+	Version      int    // 0: the latest
+	ProcessID    string // "": the definition's main process
+	StartElement string // "": the none start event (else the first start event)
+	Variables    map[string]any
+	// RequestID makes the start idempotent: starting again with the same id
+	// returns the instance the first start created.
+	RequestID   string
+	BusinessKey string
+	// Triggered says the start event's timer or message has happened already
+	// (scheduled and message starts): the token leaves it at once.
+	Triggered bool
+}
+
+// startRequest is a start the applier carries out.
+type startRequest struct {
+	dep       *deployment
+	proc      *model.Process
+	start     *model.Node
+	snap      *Snapshot
+	triggered bool
+}
+
+// Start creates an instance and runs it to its first wait state. It returns
+// the instance and whether this call created it (false: a start with the same
+// RequestID did).
+func (e *Engine) Start(ctx context.Context, req StartRequest) (*Snapshot, bool, error) {
+	rec, _, err := e.Definition(ctx, req.Definition, req.Version)
+	if err != nil {
+		return nil, false, err
+	}
+	if !rec.Enabled {
+		return nil, false, fmt.Errorf("definition %s: %w", rec.ID, ErrDisabled)
+	}
+	dep, err := e.defs.byID(ctx, rec.ID)
+	if err != nil {
+		return nil, false, err
+	}
+	proc := dep.def.Process(req.ProcessID)
+	if proc == nil {
+		return nil, false, fmt.Errorf("process %q is not in definition %s: %w", req.ProcessID, rec.ID, ErrNotFound)
+	}
+	start, err := startNode(proc, req.StartElement)
+	if err != nil {
+		return nil, false, err
+	}
+	vars := maps.Clone(dep.def.Variables)
+	if vars == nil {
+		vars = make(map[string]any, len(req.Variables))
+	}
+	maps.Copy(vars, req.Variables)
+	now := e.clock.Now()
+	snap := &Snapshot{
+		ID: newID(), DefinitionID: rec.ID, DefinitionKey: rec.Key, Version: rec.Version, ProcessID: proc.ID,
+		BusinessKey: req.BusinessKey, RequestID: req.RequestID, Status: StatusRunning, Variables: vars,
+		Started: now, Updated: now, StartElement: start.ID,
+	}
+	existing, err := e.store.CreateInstance(ctx, snap)
+	switch {
+	case errors.Is(err, ErrDuplicate):
+		return existing, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("starting %s: %w", rec.ID, err)
+	}
+	r, err := e.call(ctx, command{kind: cmdStart, inst: snap.ID, start: &startRequest{dep: dep, proc: proc, start: start, snap: snap, triggered: req.Triggered}})
+	if err != nil {
+		return nil, false, fmt.Errorf("starting %s: %w", rec.ID, err)
+	}
+	return r.snap, true, nil
+}
+
+func startNode(p *model.Process, id string) (*model.Node, error) {
+	if id != "" {
+		n := p.Node(id)
+		if n == nil || n.Kind != model.KindStartEvent || n.Scope.Owner != nil {
+			return nil, fmt.Errorf("%q is not a start event of process %q: %w", id, p.ID, ErrNotFound)
+		}
+		return n, nil
+	}
+	if starts := p.NoneStarts(); len(starts) > 0 {
+		return starts[0], nil
+	}
+	if starts := p.Starts(); len(starts) > 0 {
+		return starts[0], nil
+	}
+	return nil, fmt.Errorf("process %q has no start event", p.ID)
+}
+
+// startByMessage starts the latest enabled version of every definition whose
+// main process has a message start event named m.Name.
+func (e *Engine) startByMessage(ctx context.Context, m Message) (int, error) {
+	recs, err := e.store.Definitions(ctx)
+	if err != nil {
+		return 0, err
+	}
+	latest := map[string]DefinitionRecord{}
+	for _, r := range recs {
+		if cur, ok := latest[r.Key]; !ok || r.Version > cur.Version {
+			latest[r.Key] = r
+		}
+	}
+	n := 0
+	for _, rec := range latest {
+		if !rec.Enabled {
+			continue
+		}
+		dep, err := e.defs.byID(ctx, rec.ID)
+		if err != nil {
+			return n, err
+		}
+		proc := dep.def.Main()
+		for _, s := range proc.Starts() {
+			if s.Trigger != model.TriggerMessage || s.Message == nil || s.Message.Name != m.Name {
+				continue
+			}
+			_, _, err := e.Start(ctx, StartRequest{Definition: rec.Key, Version: rec.Version, StartElement: s.ID,
+				Variables: m.Variables, BusinessKey: m.CorrelationKey, Triggered: true})
+			if err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// scheduleStarts arms the timer start events of a newly deployed version,
+// replacing the schedule of the version before it. Each firing starts an
+// instance with a request id made of the version, event and due time, so a
+// firing repeated after a restart starts nothing twice.
+func (e *Engine) scheduleStarts(rec DefinitionRecord, def *model.Definition) {
+	if e.cfg.NoStartTimers {
+		return
+	}
+	e.startTimers.mu.Lock()
+	defer e.startTimers.mu.Unlock()
+	for _, t := range e.startTimers.byKey[rec.Key] {
+		t.Stop()
+	}
+	delete(e.startTimers.byKey, rec.Key)
+	proc := def.Main()
+	if proc == nil {
+		return
+	}
+	for _, s := range proc.Starts() {
+		if s.Trigger == model.TriggerTimer && s.Timer != nil {
+			e.armStartTimer(rec, s, e.clock.Now(), -2)
+		}
+	}
+}
+
+// armStartTimer arms the next firing of start event s after from; repeat
+// counts the firings left (-1 forever, -2 not known yet).
+func (e *Engine) armStartTimer(rec DefinitionRecord, s *model.Node, from time.Time, repeat int) {
+	due, next, err := startDue(s.Timer, from, repeat)
+	if err != nil {
+		e.cfg.Logger.Error("timer start event cannot be scheduled", "definition_id", rec.ID, "element_id", s.ID, "err", err)
+		return
+	}
+	if due.IsZero() {
+		return
+	}
+	t := e.clock.AfterFunc(due.Sub(e.clock.Now()), func() {
+		reqID := fmt.Sprintf("timer:%s:%s:%d", rec.ID, s.ID, due.UnixMilli())
+		if _, _, err := e.Start(e.ctx, StartRequest{Definition: rec.Key, Version: rec.Version, StartElement: s.ID, RequestID: reqID, Triggered: true}); err != nil {
+			e.cfg.Logger.Error("timer start failed", "definition_id", rec.ID, "element_id", s.ID, "err", err)
+		}
+		if next != 0 {
+			e.startTimers.mu.Lock()
+			defer e.startTimers.mu.Unlock()
+			e.armStartTimer(rec, s, due, next)
+		}
+	})
+	e.startTimers.byKey[rec.Key] = append(e.startTimers.byKey[rec.Key], t)
+}
+
+// startDue returns when a timer start event fires next and how many firings
+// remain after it (0: none).
+func startDue(t *model.Timer, from time.Time, repeat int) (time.Time, int, error) {
+	switch t.Kind {
+	case model.TimerDate:
+		if repeat != -2 {
+			return time.Time{}, 0, nil
+		}
+		due, err := parseDate(t.Expr)
+		return due, 0, err
+	case model.TimerDuration:
+		if repeat != -2 {
+			return time.Time{}, 0, nil
+		}
+		d, err := model.ParseISODuration(t.Expr)
+		return d.AddTo(from), 0, err
+	}
+	c, err := parseCycle(t.Expr, t.TimeZone)
+	if err != nil {
+		return time.Time{}, 0, err
+	}
+	if repeat == -2 {
+		repeat = c.repeat
+	}
+	if repeat == 0 {
+		return time.Time{}, 0, nil
+	}
+	left := repeat - 1
+	if repeat < 0 {
+		left = -1
+	}
+	return c.next(from), left, nil
+}
+
+// startTimers holds the armed timer start events per definition key.
+type startTimers struct {
+	mu    sync.Mutex
+	byKey map[string][]Timer
+}

@@ -1,0 +1,303 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/workflowpp/wfpp/engine/model"
+	"github.com/workflowpp/wfpp/gateways"
+)
+
+// drain moves tokens until none can move without something from outside,
+// firing inclusive joins and completing scopes as they become ready.
+func (x *instance) drain() {
+	for {
+		for i := 0; i < len(x.work); i++ {
+			w := x.work[i]
+			x.work[i] = step{}
+			if x.steps++; x.steps > x.e.cfg.MaxSteps {
+				x.incident(w.tok, "loop", fmt.Sprintf("more than %d steps without a wait state: the process loops without end", x.e.cfg.MaxSteps))
+				continue
+			}
+			x.enter(w.tok, w.node, w.via)
+		}
+		x.work = x.work[:0]
+		if x.status.Done() {
+			return
+		}
+		if x.joinsDirty && x.fireInclusiveJoins() {
+			continue
+		}
+		if !x.completeScopes() {
+			return
+		}
+	}
+}
+
+// go moves a token along a flow; it enters the target on the next step.
+func (x *instance) goTo(t *token, f *model.Flow) {
+	x.emitFlow(f, t)
+	x.work = append(x.work, step{tok: t, node: f.Target, via: f})
+}
+
+// enter puts a token on a node and does what the node does.
+func (x *instance) enter(t *token, n *model.Node, via *model.Flow) {
+	t.node, t.via, t.status, t.attempt = n, via, TokenActive, 0
+	x.emit(EventElementActivated, n, t, nil)
+	switch n.Kind {
+	case model.KindStartEvent:
+		if n.Trigger == model.TriggerNone || n.Scope.Owner != nil {
+			x.leave(t)
+			return
+		}
+		x.catch(t, n)
+	case model.KindEndEvent:
+		x.end(t)
+	case model.KindExclusiveGateway:
+		x.leave(t)
+	case model.KindParallelGateway, model.KindInclusiveGateway:
+		if gateways.IsJoin(n) {
+			x.park(t)
+			return
+		}
+		x.leave(t)
+	case model.KindEventBasedGateway:
+		x.armEventGateway(t)
+	case model.KindTask, model.KindBoundaryEvent:
+		x.leave(t)
+	case model.KindServiceTask, model.KindScriptTask:
+		x.startJob(t)
+	case model.KindUserTask:
+		x.createTask(t)
+	case model.KindReceiveTask:
+		x.catch(t, n)
+	case model.KindIntermediateCatchEvent:
+		if n.Trigger == model.TriggerNone || n.Trigger == model.TriggerLink {
+			x.finishActivity(t, nil)
+			return
+		}
+		x.catch(t, n)
+	case model.KindIntermediateThrowEvent:
+		x.throw(t)
+	case model.KindSubProcess:
+		x.enterSubProcess(t)
+	default:
+		x.incident(t, "unsupported", fmt.Sprintf("%s cannot run", n.Kind))
+	}
+}
+
+// leave completes the token's node and sends it (and copies of it) along the
+// chosen outgoing flows. No outgoing flow is an implicit end.
+func (x *instance) leave(t *token) {
+	n := t.node
+	d, err := gateways.Split(n, func(f *model.Flow) (bool, error) {
+		return x.condition(t, f.Condition)
+	})
+	if err != nil {
+		var ce *gateways.ConditionError
+		switch {
+		case errors.As(err, &ce):
+			x.incidentAt(t, "condition", err.Error(), phaseLeave)
+		case errors.Is(err, gateways.ErrNoFlow):
+			x.incidentAt(t, "condition", fmt.Sprintf("%s %q: no condition of its outgoing flows holds and it has no default flow: add a default flow or fix the variables, then retry", n.Kind, n.ID), phaseLeave)
+		default:
+			x.incidentAt(t, "condition", err.Error(), phaseLeave)
+		}
+		return
+	}
+	if len(d.Results) > 0 || (n.Kind.IsGateway() && len(n.Outgoing) > 1) {
+		x.emit(EventGatewayDecided, n, t, decisionDetail(d))
+	}
+	x.emit(EventElementCompleted, n, t, nil)
+	if len(d.Chosen) == 0 {
+		x.consume(t)
+		return
+	}
+	for i, f := range d.Chosen {
+		next := t
+		if i > 0 {
+			next = x.newToken(t.scope)
+		}
+		x.goTo(next, f)
+	}
+}
+
+func decisionDetail(d gateways.Decision) map[string]any {
+	results := make([]any, len(d.Results))
+	for i, r := range d.Results {
+		results[i] = map[string]any{"flowId": r.FlowID, "value": r.Value}
+	}
+	chosen := make([]any, len(d.Chosen))
+	for i, f := range d.Chosen {
+		chosen[i] = f.ID
+	}
+	return map[string]any{"conditions": results, "chosen": chosen, "default": d.Default}
+}
+
+// consume removes a token that has nowhere further to go.
+func (x *instance) consume(t *token) {
+	x.removeToken(t)
+	x.joinsDirty = true
+}
+
+// end handles an end event.
+func (x *instance) end(t *token) {
+	n := t.node
+	switch n.Trigger {
+	case model.TriggerTerminate:
+		x.emit(EventElementCompleted, n, t, nil)
+		x.removeToken(t)
+		if t.scope == 0 {
+			x.terminateScope(0)
+		} else {
+			x.clearScope(t.scope)
+		}
+	case model.TriggerError:
+		x.throwError(t, n, n.ErrorCode, n.ErrorMessage)
+	default:
+		x.emit(EventElementCompleted, n, t, nil)
+		x.consume(t)
+	}
+}
+
+// throw handles an intermediate throw event.
+func (x *instance) throw(t *token) {
+	n := t.node
+	if n.Trigger != model.TriggerLink {
+		x.leave(t)
+		return
+	}
+	x.emit(EventElementCompleted, n, t, nil)
+	for _, m := range n.Scope.Nodes {
+		if m.Kind == model.KindIntermediateCatchEvent && m.Trigger == model.TriggerLink && m.LinkName == n.LinkName {
+			x.work = append(x.work, step{tok: t, node: m})
+			return
+		}
+	}
+	x.incident(t, "link", fmt.Sprintf("no link catch event named %q", n.LinkName))
+}
+
+// park holds a token at a joining gateway until the join fires.
+func (x *instance) park(t *token) {
+	t.status = TokenJoin
+	n := t.node
+	if n.Kind == model.KindInclusiveGateway {
+		x.joinsDirty = true
+		return
+	}
+	// parallel join: fire when a token waits on every incoming flow
+	arrived := make([]*token, len(n.Incoming))
+	for _, o := range x.tokens {
+		if o.node != n || o.scope != t.scope || o.status != TokenJoin {
+			continue
+		}
+		for i, f := range n.Incoming {
+			if o.via == f && arrived[i] == nil {
+				arrived[i] = o
+			}
+		}
+	}
+	for _, a := range arrived {
+		if a == nil {
+			return
+		}
+	}
+	x.fireJoin(n, t.scope, arrived)
+}
+
+// fireJoin consumes the given tokens at a join and sends one on.
+func (x *instance) fireJoin(n *model.Node, scope uint64, arrived []*token) {
+	for _, a := range arrived {
+		if a != nil {
+			x.removeToken(a)
+		}
+	}
+	t := x.newToken(scope)
+	t.node = n
+	x.leave(t)
+}
+
+// fireInclusiveJoins fires every inclusive join that no other token of its
+// scope can still reach. It reports whether one fired.
+func (x *instance) fireInclusiveJoins() bool {
+	x.joinsDirty = false
+	fired := false
+	for _, t := range x.tokens {
+		if t.status != TokenJoin || t.node.Kind != model.KindInclusiveGateway {
+			continue
+		}
+		j, scope := t.node, t.scope
+		var others []*model.Node
+		var arrived []*token
+		for _, o := range x.tokens {
+			if o.scope != scope {
+				continue
+			}
+			if o.node == j && o.status == TokenJoin {
+				arrived = append(arrived, o)
+				continue
+			}
+			others = append(others, o.node)
+		}
+		if !gateways.InclusiveReady(j, len(arrived), others, x.dep.reach[x.proc]) {
+			continue
+		}
+		// one token per incoming flow; later arrivals on the same flow wait for the next round
+		var take []*token
+		seen := map[*model.Flow]bool{}
+		for _, a := range arrived {
+			if !seen[a.via] {
+				seen[a.via] = true
+				take = append(take, a)
+			}
+		}
+		x.fireJoin(j, scope, take)
+		fired = true
+		break // tokens changed; look again from the start
+	}
+	return fired || len(x.work) > 0
+}
+
+// completeScopes ends every scope that has no token left. It reports whether
+// tokens moved as a result.
+func (x *instance) completeScopes() bool {
+	for i := len(x.scopes) - 1; i >= 0; i-- {
+		sc := x.scopes[i]
+		if x.scopeBusy(sc.id) {
+			continue
+		}
+		x.scopes = append(x.scopes[:i], x.scopes[i+1:]...)
+		owner := x.token(sc.token)
+		if owner == nil {
+			continue
+		}
+		x.emit(EventSubProcessCompleted, sc.node, owner, nil)
+		x.finishActivity(owner, nil)
+		return true
+	}
+	if len(x.tokens) == 0 && !x.status.Done() {
+		x.finish(StatusCompleted, EventInstanceCompleted, nil)
+	}
+	return false
+}
+
+func (x *instance) scopeBusy(id uint64) bool {
+	for _, t := range x.tokens {
+		if t.scope == id {
+			return true
+		}
+	}
+	return false
+}
+
+// finish ends the instance.
+func (x *instance) finish(s Status, typ EventType, detail map[string]any) {
+	for _, sub := range x.subs {
+		x.dropSubscription(sub)
+	}
+	x.subs = nil
+	x.status = s
+	now := x.e.clock.Now()
+	x.head.Ended = &now
+	x.emit(typ, nil, nil, detail)
+}

@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Store errors that implementations return (wrapped or not).
+var (
+	ErrNotFound  = errors.New("not found")
+	ErrConflict  = errors.New("conflict") // a sequence guard or unique index said no
+	ErrDuplicate = errors.New("duplicate")
+)
+
+// Store is what the engine needs from persistence. Implementations:
+// engine/store/memstore (in memory) and engine/store/mongostore (MongoDB).
+//
+// No operation needs a multi-document transaction. The instance snapshot is
+// the commit point of a state change: Commit writes it with a sequence guard
+// together with the events it produced (Snapshot.Pending), then appends those
+// events to the log (idempotent by (instance_id, seq)) and updates the
+// projections. Recover re-appends pending events a crash left out of the log,
+// so the log never has a gap.
+type Store interface {
+	// SaveDefinition stores a new version of a definition unless the latest
+	// version of the key has the same checksum, in which case it returns that
+	// one with created false.
+	SaveDefinition(ctx context.Context, rec DefinitionRecord) (saved DefinitionRecord, created bool, err error)
+	// Definition returns a version of a key; version 0 means the latest.
+	Definition(ctx context.Context, key string, version int) (DefinitionRecord, error)
+	// DefinitionByID returns a version by its id.
+	DefinitionByID(ctx context.Context, id string) (DefinitionRecord, error)
+	// Definitions lists every version of every key, newest first per key.
+	Definitions(ctx context.Context) ([]DefinitionRecord, error)
+	// SetDefinitionEnabled enables or disables starting instances of a version.
+	SetDefinitionEnabled(ctx context.Context, id string, enabled bool) error
+
+	// CreateInstance stores a new instance. When one with the same definition
+	// key and request id exists, it returns that one and ErrDuplicate.
+	CreateInstance(ctx context.Context, snap *Snapshot) (*Snapshot, error)
+	// Commit stores what one applier batch changed, in the order given.
+	Commit(ctx context.Context, b *Batch) error
+	// Instance returns the latest committed snapshot of an instance.
+	Instance(ctx context.Context, id string) (*Snapshot, error)
+	// Instances lists snapshots matching f, newest first, one page at a time.
+	Instances(ctx context.Context, f InstanceFilter) (page []*Snapshot, next string, err error)
+	// Unfinished calls fn for every instance that is not completed, failed or
+	// cancelled, after making sure the log holds its pending events.
+	Unfinished(ctx context.Context, fn func(*Snapshot) error) error
+	// Events returns the events of an instance with Seq > after, in order.
+	Events(ctx context.Context, instanceID string, after uint64, limit int) ([]Event, error)
+
+	// Tasks lists inbox tasks matching f, by priority then due date.
+	Tasks(ctx context.Context, f TaskFilter) (page []Task, next string, err error)
+	// Task returns one task.
+	Task(ctx context.Context, id string) (Task, error)
+	// Incidents lists incidents matching f.
+	Incidents(ctx context.Context, f IncidentFilter) ([]Incident, error)
+	// DeadLetters lists dead letters, newest first.
+	DeadLetters(ctx context.Context, f DeadLetterFilter) ([]DeadLetter, error)
+	// DeleteDeadLetter removes one dead letter.
+	DeleteDeadLetter(ctx context.Context, id string) error
+
+	// Ping reports whether the store answers.
+	Ping(ctx context.Context) error
+}
+
+// DefinitionRecord is one deployed, immutable version of a definition.
+type DefinitionRecord struct {
+	ID        string    `json:"id" bson:"_id"` // key:version
+	Key       string    `json:"key" bson:"key"`
+	Version   int       `json:"version" bson:"version"`
+	Name      string    `json:"name" bson:"name"`
+	Format    string    `json:"format" bson:"format"`
+	Checksum  string    `json:"checksum" bson:"checksum"`
+	Source    []byte    `json:"-" bson:"source"`
+	Enabled   bool      `json:"enabled" bson:"enabled"`
+	Deployed  time.Time `json:"deployedAt" bson:"deployed_at"`
+	Deployer  string    `json:"deployedBy,omitempty" bson:"deployer,omitempty"`
+	Processes []string  `json:"processes" bson:"processes"`
+}
+
+// Batch is what one applier round changed: per instance, in application order.
+type Batch struct {
+	Changes []Change
+}
+
+// Change is one instance's new snapshot plus the projections it touched.
+// Snapshot.Pending holds the events the change produced.
+type Change struct {
+	Snapshot    *Snapshot
+	PrevSeq     uint64 // the sequence the stored snapshot must have (the guard)
+	Tasks       []Task
+	Incidents   []Incident
+	DeadLetters []DeadLetter
+}
+
+// InstanceFilter selects instances.
+type InstanceFilter struct {
+	DefinitionKey string
+	Status        []Status
+	BusinessKey   string
+	StartedAfter  time.Time
+	StartedBefore time.Time
+	Cursor        string
+	Limit         int
+}
+
+// TaskFilter selects inbox tasks. A task matches the user filter when it is
+// assigned to User, or unassigned with User or one of Groups among its candidates.
+type TaskFilter struct {
+	InstanceID string
+	Assignee   string
+	User       string
+	Groups     []string
+	Status     TaskStatus // empty: any
+	Cursor     string
+	Limit      int
+}
+
+// IncidentFilter selects incidents.
+type IncidentFilter struct {
+	InstanceID string
+	Open       bool
+}
+
+// DeadLetterFilter selects dead letters.
+type DeadLetterFilter struct {
+	InstanceID string
+	Limit      int
+}

@@ -1,0 +1,257 @@
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+var _ engine.Store = (*Store)(nil)
+
+// Store is an in-memory engine.Store, safe for concurrent use.
+type Store struct {
+	mu          sync.RWMutex
+	defs        map[string][]engine.DefinitionRecord // by key, oldest first
+	instances   map[string]*engine.Snapshot
+	byRequest   map[string]string // definition key + request id → instance id
+	events      map[string][]engine.Event
+	tasks       map[string]engine.Task
+	incidents   map[string]engine.Incident
+	deadLetters map[string]engine.DeadLetter
+	// DropEvents keeps no event log (benchmarks of the engine alone).
+	dropEvents bool
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithoutEventLog keeps no event log: for benchmarks that measure the engine alone.
+func WithoutEventLog() Option { return func(s *Store) { s.dropEvents = true } }
+
+// New returns an empty store.
+func New(opts ...Option) *Store {
+	s := &Store{
+		defs:        map[string][]engine.DefinitionRecord{},
+		instances:   map[string]*engine.Snapshot{},
+		byRequest:   map[string]string{},
+		events:      map[string][]engine.Event{},
+		tasks:       map[string]engine.Task{},
+		incidents:   map[string]engine.Incident{},
+		deadLetters: map[string]engine.DeadLetter{},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+func (s *Store) Ping(context.Context) error { return nil }
+
+func (s *Store) SaveDefinition(_ context.Context, rec engine.DefinitionRecord) (engine.DefinitionRecord, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	versions := s.defs[rec.Key]
+	if n := len(versions); n > 0 && versions[n-1].Checksum == rec.Checksum {
+		return versions[n-1], false, nil
+	}
+	rec.Version = len(versions) + 1
+	rec.ID = engine.DefinitionID(rec.Key, rec.Version)
+	s.defs[rec.Key] = append(versions, rec)
+	return rec, true, nil
+}
+
+func (s *Store) Definition(_ context.Context, key string, version int) (engine.DefinitionRecord, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	versions := s.defs[key]
+	switch {
+	case len(versions) == 0:
+		return engine.DefinitionRecord{}, fmt.Errorf("definition %q: %w", key, engine.ErrNotFound)
+	case version == 0:
+		return versions[len(versions)-1], nil
+	case version < 0 || version > len(versions):
+		return engine.DefinitionRecord{}, fmt.Errorf("definition %q version %d: %w", key, version, engine.ErrNotFound)
+	}
+	return versions[version-1], nil
+}
+
+func (s *Store) DefinitionByID(ctx context.Context, id string) (engine.DefinitionRecord, error) {
+	key, version, ok := splitDefinitionID(id)
+	if !ok {
+		return engine.DefinitionRecord{}, fmt.Errorf("definition %q: %w", id, engine.ErrNotFound)
+	}
+	return s.Definition(ctx, key, version)
+}
+
+func splitDefinitionID(id string) (string, int, bool) {
+	i := len(id) - 1
+	for i >= 0 && id[i] != ':' {
+		i--
+	}
+	if i <= 0 {
+		return "", 0, false
+	}
+	v, err := strconv.Atoi(id[i+1:])
+	return id[:i], v, err == nil && v > 0
+}
+
+func (s *Store) Definitions(context.Context) ([]engine.DefinitionRecord, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []engine.DefinitionRecord
+	for _, key := range slices.Sorted(mapsKeys(s.defs)) {
+		versions := s.defs[key]
+		for i := len(versions) - 1; i >= 0; i-- {
+			out = append(out, versions[i])
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) SetDefinitionEnabled(_ context.Context, id string, enabled bool) error {
+	key, version, ok := splitDefinitionID(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !ok || version > len(s.defs[key]) {
+		return fmt.Errorf("definition %q: %w", id, engine.ErrNotFound)
+	}
+	s.defs[key][version-1].Enabled = enabled
+	return nil
+}
+
+func (s *Store) CreateInstance(_ context.Context, snap *engine.Snapshot) (*engine.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if snap.RequestID != "" {
+		k := snap.DefinitionKey + "\x00" + snap.RequestID
+		if id, ok := s.byRequest[k]; ok {
+			return clone(s.instances[id]), engine.ErrDuplicate
+		}
+		s.byRequest[k] = snap.ID
+	}
+	if _, ok := s.instances[snap.ID]; ok {
+		return clone(s.instances[snap.ID]), engine.ErrDuplicate
+	}
+	s.instances[snap.ID] = clone(snap)
+	return nil, nil
+}
+
+func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range b.Changes {
+		cur, ok := s.instances[c.Snapshot.ID]
+		if !ok {
+			return fmt.Errorf("instance %s: %w", c.Snapshot.ID, engine.ErrNotFound)
+		}
+		if cur.Seq != c.PrevSeq {
+			return fmt.Errorf("instance %s is at seq %d, the change expects %d: %w", c.Snapshot.ID, cur.Seq, c.PrevSeq, engine.ErrConflict)
+		}
+	}
+	for _, c := range b.Changes {
+		snap := *c.Snapshot
+		if !s.dropEvents {
+			s.events[snap.ID] = append(s.events[snap.ID], snap.Pending...)
+		}
+		snap.Pending = nil
+		s.instances[snap.ID] = &snap
+		for _, t := range c.Tasks {
+			s.tasks[t.ID] = t
+		}
+		for _, inc := range c.Incidents {
+			s.incidents[inc.ID] = inc
+		}
+		for _, d := range c.DeadLetters {
+			s.deadLetters[d.ID] = d
+		}
+	}
+	return nil
+}
+
+func (s *Store) Instance(_ context.Context, id string) (*engine.Snapshot, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	snap, ok := s.instances[id]
+	if !ok {
+		return nil, fmt.Errorf("instance %s: %w", id, engine.ErrNotFound)
+	}
+	return clone(snap), nil
+}
+
+func (s *Store) Instances(_ context.Context, f engine.InstanceFilter) ([]*engine.Snapshot, string, error) {
+	s.mu.RLock()
+	var all []*engine.Snapshot
+	for _, snap := range s.instances {
+		if matchInstance(snap, f) {
+			all = append(all, snap)
+		}
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(all, func(a, b *engine.Snapshot) int { return cmp.Compare(b.ID, a.ID) })
+	page, next := paginate(all, f.Cursor, f.Limit, func(s *engine.Snapshot) string { return s.ID })
+	out := make([]*engine.Snapshot, len(page))
+	for i, snap := range page {
+		out[i] = clone(snap)
+	}
+	return out, next, nil
+}
+
+func matchInstance(s *engine.Snapshot, f engine.InstanceFilter) bool {
+	switch {
+	case f.DefinitionKey != "" && s.DefinitionKey != f.DefinitionKey,
+		f.BusinessKey != "" && s.BusinessKey != f.BusinessKey,
+		len(f.Status) > 0 && !slices.Contains(f.Status, s.Status),
+		!f.StartedAfter.IsZero() && !s.Started.After(f.StartedAfter),
+		!f.StartedBefore.IsZero() && !s.Started.Before(f.StartedBefore):
+		return false
+	}
+	return true
+}
+
+func (s *Store) Unfinished(ctx context.Context, fn func(*engine.Snapshot) error) error {
+	s.mu.RLock()
+	var list []*engine.Snapshot
+	for _, snap := range s.instances {
+		if !snap.Status.Done() {
+			list = append(list, clone(snap))
+		}
+	}
+	s.mu.RUnlock()
+	for _, snap := range list {
+		if err := fn(snap); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) Events(_ context.Context, id string, after uint64, limit int) ([]engine.Event, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	log := s.events[id]
+	i, _ := slices.BinarySearchFunc(log, after+1, func(e engine.Event, seq uint64) int { return cmp.Compare(e.Seq, seq) })
+	log = log[i:]
+	if limit > 0 && len(log) > limit {
+		log = log[:limit]
+	}
+	return slices.Clone(log), nil
+}
+
+func clone(s *engine.Snapshot) *engine.Snapshot {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Tokens = slices.Clone(s.Tokens)
+	c.Scopes = slices.Clone(s.Scopes)
+	c.Subscriptions = slices.Clone(s.Subscriptions)
+	c.Incidents = slices.Clone(s.Incidents)
+	c.Tasks = slices.Clone(s.Tasks)
+	c.Pending = nil
+	return &c
+}

@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// enterSubProcess opens a scope for an embedded sub-process and starts a
+// token at its start event; the entering token waits for the scope to end.
+func (x *instance) enterSubProcess(t *token) {
+	n := t.node
+	local, err := x.inputs(t, n)
+	if err != nil {
+		x.incidentAt(t, "expression", err.Error(), phaseEnter)
+		return
+	}
+	if len(n.Body.Nodes) == 0 {
+		x.finishActivity(t, nil) // an empty sub-process completes at once
+		return
+	}
+	starts := n.Body.NoneStarts()
+	if len(starts) == 0 {
+		x.incident(t, "definition", fmt.Sprintf("sub-process %q has no start event", n.ID))
+		return
+	}
+	x.setVars(local)
+	t.status = TokenScope
+	x.nextID++
+	sc := &scope{id: x.nextID, node: n, parent: t.scope, token: t.id}
+	x.scopes = append(x.scopes, sc)
+	x.emit(EventSubProcessEntered, n, t, map[string]any{"scope": sc.id})
+	x.armBoundaries(t)
+	inner := x.newToken(sc.id)
+	x.work = append(x.work, step{tok: inner, node: starts[0]})
+}
+
+// terminateScope removes every token in a scope and the scopes inside it,
+// and the scope itself: its sub-process was interrupted. For the process
+// scope (0) it ends the instance as completed.
+func (x *instance) terminateScope(id uint64) {
+	x.clearScope(id)
+	if id == 0 {
+		x.finish(StatusCompleted, EventInstanceCompleted, map[string]any{"terminated": true})
+		return
+	}
+	x.scopes = slices.DeleteFunc(x.scopes, func(sc *scope) bool { return sc.id == id })
+}
+
+// clearScope removes every token in a scope and every scope inside it, but
+// keeps the scope: a terminate end event in a sub-process ends its tokens and
+// the sub-process then completes as usual.
+func (x *instance) clearScope(id uint64) {
+	for _, sc := range slices.Clone(x.scopes) {
+		if sc.parent == id && sc.id != 0 {
+			x.terminateScope(sc.id)
+		}
+	}
+	for i := len(x.tokens) - 1; i >= 0; i-- {
+		t := x.tokens[i]
+		if t.scope != id {
+			continue
+		}
+		x.disarmToken(t)
+		if t.taskID != "" {
+			x.cancelTask(t)
+		}
+		x.resolveIncidentsOf(t)
+		x.emit(EventElementTerminated, t.node, t, nil)
+		x.removeToken(t)
+	}
+	x.joinsDirty = true
+}
+
+// throwError throws a BPMN error from token t at node n: the nearest error
+// boundary event that catches the code takes over, interrupting everything
+// between; when none does, the token gets an incident.
+func (x *instance) throwError(t *token, n *model.Node, code, message string) {
+	x.emit(EventErrorThrown, n, t, map[string]any{"code": code, "message": message})
+	holder := t
+	act := n
+	if !act.Kind.IsActivity() {
+		holder, act = x.scopeOwner(t.scope)
+	}
+	for act != nil && holder != nil {
+		if b := errorBoundary(act, code); b != nil {
+			if holder != t {
+				x.removeToken(t)
+			}
+			x.interrupt(holder)
+			x.setVars(map[string]any{"errorCode": code, "errorMessage": message})
+			x.work = append(x.work, step{tok: holder, node: b})
+			return
+		}
+		holder, act = x.scopeOwner(holder.scope)
+	}
+	x.incidentAt(t, "error", fmt.Sprintf("unhandled BPMN error %q thrown by %q: %s; add an error boundary event that catches it", code, n.ID, message), phaseEnter)
+}
+
+// scopeOwner returns the token waiting at the sub-process that holds scope id.
+func (x *instance) scopeOwner(id uint64) (*token, *model.Node) {
+	if id == 0 {
+		return nil, nil
+	}
+	sc := x.scope(id)
+	if sc == nil {
+		return nil, nil
+	}
+	return x.token(sc.token), sc.node
+}
+
+func errorBoundary(act *model.Node, code string) *model.Node {
+	var any *model.Node
+	for _, b := range act.Boundaries {
+		if b.Trigger != model.TriggerError {
+			continue
+		}
+		if b.ErrorCode == code && code != "" {
+			return b
+		}
+		if b.ErrorCode == "" && any == nil {
+			any = b
+		}
+	}
+	return any
+}

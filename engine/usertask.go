@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// createTask opens the inbox task of a user task and waits for it.
+func (x *instance) createTask(t *token) {
+	n := t.node
+	local, err := x.inputs(t, n)
+	if err != nil {
+		x.incidentAt(t, "expression", err.Error(), phaseEnter)
+		return
+	}
+	t.local = local
+	task, err := x.newTask(t, n)
+	if err != nil {
+		x.incidentAt(t, "expression", err.Error(), phaseEnter)
+		return
+	}
+	t.status, t.taskID = TokenTask, task.ID
+	x.tasks[task.ID] = task
+	x.taskChanges = append(x.taskChanges, *task)
+	x.emit(EventTaskCreated, n, t, map[string]any{"taskId": task.ID, "assignee": task.Assignee})
+	x.armBoundaries(t)
+}
+
+func (x *instance) newTask(t *token, n *model.Node) (*Task, error) {
+	vars := x.evalVars(t)
+	h := n.Human
+	task := &Task{
+		ID: newID(), InstanceID: x.id, DefinitionKey: x.head.DefinitionKey, ElementID: n.ID, TokenID: t.id,
+		Name: n.Label(), FormKey: h.FormKey, Form: h.Form, Status: TaskOpen, Created: x.e.clock.Now(),
+		CandidateUsers: []string{}, CandidateGroups: []string{},
+	}
+	var err error
+	if task.Assignee, err = x.evalString(vars, h.Assignee); err != nil {
+		return nil, fmt.Errorf("assignee of %q: %w", n.ID, err)
+	}
+	if task.CandidateUsers, err = x.evalList(vars, h.CandidateUsers); err != nil {
+		return nil, fmt.Errorf("candidate users of %q: %w", n.ID, err)
+	}
+	if task.CandidateGroups, err = x.evalList(vars, h.CandidateGroups); err != nil {
+		return nil, fmt.Errorf("candidate groups of %q: %w", n.ID, err)
+	}
+	if h.Priority != "" {
+		p, err := x.evalString(vars, h.Priority)
+		if err != nil {
+			return nil, fmt.Errorf("priority of %q: %w", n.ID, err)
+		}
+		if task.Priority, err = strconv.Atoi(strings.TrimSpace(p)); err != nil {
+			return nil, fmt.Errorf("priority of %q is %q: give a whole number", n.ID, p)
+		}
+	}
+	if h.DueDate != "" {
+		due, err := x.evalTime(vars, h.DueDate)
+		if err != nil {
+			return nil, fmt.Errorf("due date of %q: %w", n.ID, err)
+		}
+		task.Due = &due
+	}
+	return task, nil
+}
+
+// completeTask finishes a user task with the variables its form produced.
+func (x *instance) completeTask(c command) error {
+	task, t, err := x.openTask(c.text)
+	if err != nil {
+		return err
+	}
+	now := x.e.clock.Now()
+	task.Status, task.Ended, task.CompletedBy = TaskCompleted, &now, c.user
+	delete(x.tasks, task.ID)
+	x.taskChanges = append(x.taskChanges, *task)
+	x.emit(EventTaskDone, t.node, t, map[string]any{"taskId": task.ID, "by": task.CompletedBy, "variables": keys(c.vars)})
+	x.finishActivity(t, c.vars)
+	return nil
+}
+
+// claimTask assigns an open task to a user, or releases it when the user is empty.
+func (x *instance) claimTask(c command) error {
+	task, t, err := x.openTask(c.text)
+	if err != nil {
+		return err
+	}
+	user := c.user
+	typ := EventTaskClaimed
+	if user == "" {
+		typ = EventTaskReleased
+	}
+	task.Assignee = user
+	x.taskChanges = append(x.taskChanges, *task)
+	x.emit(typ, t.node, t, map[string]any{"taskId": task.ID, "assignee": user})
+	return nil
+}
+
+func (x *instance) openTask(id string) (*Task, *token, error) {
+	task := x.tasks[id]
+	if task == nil {
+		return nil, nil, fmt.Errorf("task %s: %w", id, ErrTaskNotOpen)
+	}
+	t := x.token(task.TokenID)
+	if t == nil || t.taskID != id {
+		return nil, nil, fmt.Errorf("task %s: %w", id, ErrTaskNotOpen)
+	}
+	return task, t, nil
+}
+
+// cancelTask closes the token's task without completing it.
+func (x *instance) cancelTask(t *token) {
+	task := x.tasks[t.taskID]
+	if task == nil {
+		return
+	}
+	now := x.e.clock.Now()
+	task.Status, task.Ended = TaskCancelled, &now
+	delete(x.tasks, task.ID)
+	x.taskChanges = append(x.taskChanges, *task)
+	x.emit(EventTaskCanceled, t.node, t, map[string]any{"taskId": task.ID})
+}
+
+func (x *instance) evalTime(vars map[string]any, text string) (time.Time, error) {
+	v, err := x.evalString(vars, text)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return parseDateOrDuration(v, x.e.clock.Now())
+}

@@ -1,0 +1,227 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"sync"
+
+	"github.com/workflowpp/wfpp/engine/model"
+	"github.com/workflowpp/wfpp/engine/queue"
+	"github.com/workflowpp/wfpp/engine/script"
+)
+
+// jobRun is one attempt of a job on its way to a worker.
+type jobRun struct {
+	inst    string
+	token   uint64
+	job     uint64
+	attempt int
+	node    *model.Node
+	defKey  string
+	vars    map[string]any
+}
+
+// workerPools runs jobs: one lock-free queue and a pool of workers per
+// executable node, created when the node first gets work.
+type workerPools struct {
+	e     *Engine
+	mu    sync.Mutex
+	pools map[*model.Node]*nodePool
+	wg    sync.WaitGroup
+}
+
+type nodePool struct {
+	q *queue.Queue[*jobRun]
+}
+
+func newWorkerPools(e *Engine) *workerPools {
+	return &workerPools{e: e, pools: map[*model.Node]*nodePool{}}
+}
+
+// dispatch queues a job without ever blocking the applier: when the node's
+// ring is full, a goroutine waits for room (backpressure without loss).
+func (w *workerPools) dispatch(j *jobRun) {
+	p := w.pool(j.node)
+	ok, err := p.q.TryPush(j)
+	switch {
+	case err != nil:
+		w.e.done() // closed: the engine is stopping; the work resumes after a restart
+	case !ok:
+		go func() {
+			if err := p.q.Push(w.e.ctx, j); err != nil {
+				w.e.done()
+			}
+		}()
+	}
+}
+
+func (w *workerPools) pool(n *model.Node) *nodePool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if p := w.pools[n]; p != nil {
+		return p
+	}
+	p := &nodePool{q: queue.NewQueue[*jobRun](w.e.cfg.NodeQueue)}
+	w.pools[n] = p
+	for range w.e.cfg.NodeWorkers {
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			w.work(p)
+		}()
+	}
+	return p
+}
+
+func (w *workerPools) work(p *nodePool) {
+	for {
+		j, err := p.q.Pop(w.e.ctx)
+		if err != nil {
+			return
+		}
+		w.e.runJob(j)
+	}
+}
+
+func (w *workerPools) close() {
+	w.mu.Lock()
+	for _, p := range w.pools {
+		p.q.Close()
+	}
+	w.mu.Unlock()
+	w.wg.Wait()
+}
+
+// QueueDepths reports how many jobs wait in each node's queue, by element id.
+func (e *Engine) QueueDepths() map[string]int {
+	e.workers.mu.Lock()
+	defer e.workers.mu.Unlock()
+	out := make(map[string]int, len(e.workers.pools))
+	for n, p := range e.workers.pools {
+		out[n.ID] += p.q.Len()
+	}
+	return out
+}
+
+// runJob does one attempt and hands the outcome back to the applier.
+func (e *Engine) runJob(j *jobRun) {
+	defer e.done()
+	timeout := e.cfg.JobTimeout
+	if j.node.Job.Timeout > 0 {
+		timeout = j.node.Job.Timeout
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, timeout)
+	defer cancel()
+	vars, err := e.work(ctx, j)
+	c := command{inst: j.inst, token: j.token, job: j.job, kind: cmdJobDone, vars: vars}
+	if err != nil {
+		c.kind, c.err, c.vars = cmdJobFailed, err, nil
+		var ra *retryAfter
+		if errors.As(err, &ra) {
+			c.after = ra.after
+		}
+	}
+	_ = e.submit(e.ctx, c)
+}
+
+func (e *Engine) work(ctx context.Context, j *jobRun) (vars map[string]any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("handler panicked: %v", r)
+		}
+	}()
+	n := j.node
+	if n.Kind == model.KindScriptTask {
+		return e.runScript(ctx, n, j.vars)
+	}
+	h := e.handlers.get(n.Job.Type)
+	if h == nil {
+		return nil, nil // JobsNoop: complete with no output
+	}
+	job := &Job{
+		Key:        j.inst + "/" + n.ID + "/" + strconv.Itoa(j.attempt),
+		InstanceID: j.inst, DefinitionKey: j.defKey, ElementID: n.ID, Type: n.Job.Type,
+		Attempt: j.attempt, Variables: j.vars, Headers: n.Job.Headers,
+	}
+	if len(n.Job.Parameters) > 0 {
+		if job.Parameters, err = e.fillParameters(ctx, n.Job.Parameters, j.vars); err != nil {
+			return nil, Permanent(fmt.Errorf("parameters of %q: %w", n.ID, err))
+		}
+	}
+	return h.Handle(ctx, job)
+}
+
+// fillParameters evaluates the ${...} templates in parameter values.
+func (e *Engine) fillParameters(ctx context.Context, params, vars map[string]any) (map[string]any, error) {
+	out := make(map[string]any, len(params))
+	for k, v := range params {
+		filled, err := e.fill(ctx, v, vars)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %q: %w", k, err)
+		}
+		out[k] = filled
+	}
+	return out, nil
+}
+
+func (e *Engine) fill(ctx context.Context, v any, vars map[string]any) (any, error) {
+	switch v := v.(type) {
+	case string:
+		return e.eval.Template(ctx, v, vars)
+	case map[string]any:
+		return e.fillParameters(ctx, v, vars)
+	case []any:
+		out := make([]any, len(v))
+		for i, item := range v {
+			f, err := e.fill(ctx, item, vars)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = f
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// runScript runs a script task: an object result is merged into the
+// variables, any result is stored in resultVariable when the task names one.
+func (e *Engine) runScript(ctx context.Context, n *model.Node, vars map[string]any) (map[string]any, error) {
+	var (
+		result any
+		err    error
+	)
+	if n.Script.Format == "feel" {
+		prog, cerr := script.CompileExpression(ensureFEEL(n.Script.Source))
+		if cerr != nil {
+			return nil, Permanent(cerr)
+		}
+		result, err = e.eval.Eval(ctx, prog, vars)
+	} else {
+		prog, cerr := script.CompileScript(n.Script.Source)
+		if cerr != nil {
+			return nil, Permanent(cerr)
+		}
+		result, err = e.eval.RunScript(ctx, prog, vars)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("script of %q: %w", n.ID, err)
+	}
+	if n.Script.ResultVariable != "" {
+		return map[string]any{n.Script.ResultVariable: result}, nil
+	}
+	if m, ok := result.(map[string]any); ok {
+		return maps.Clone(m), nil
+	}
+	return nil, nil
+}
+
+func ensureFEEL(src string) string {
+	if len(src) > 0 && src[0] == '=' {
+		return src
+	}
+	return "=" + src
+}
