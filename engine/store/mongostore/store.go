@@ -1,0 +1,441 @@
+// Package mongostore is the MongoDB engine.Store. It keeps to what MongoDB
+// and the embedded FerretDB do alike (see engine/store/embedded): no
+// transactions, no partial indexes, unique keys written once at insert.
+package mongostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+var _ engine.Store = (*Store)(nil)
+
+// Config configures a Store.
+type Config struct {
+	Logger *slog.Logger
+}
+
+// Store is an engine.Store on a MongoDB database.
+type Store struct {
+	db                                                               *mongo.Database
+	log                                                              *slog.Logger
+	defs, instances, requests, events, tasks, incidents, deadLetters *mongo.Collection
+}
+
+// New returns a Store on db after creating its indexes.
+func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Store{
+		db: db, log: cfg.Logger,
+		defs:        db.Collection("definitions"),
+		instances:   db.Collection("instances"),
+		requests:    db.Collection("requests"),
+		events:      db.Collection("events"),
+		tasks:       db.Collection("tasks"),
+		incidents:   db.Collection("incidents"),
+		deadLetters: db.Collection("dead_letters"),
+	}
+	idx := []struct {
+		c      *mongo.Collection
+		models []mongo.IndexModel
+	}{
+		{s.defs, []mongo.IndexModel{{Keys: bson.D{{Key: "key", Value: 1}, {Key: "version", Value: 1}}, Options: options.Index().SetUnique(true)}}},
+		{s.instances, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "definition_key", Value: 1}}},
+			{Keys: bson.D{{Key: "status", Value: 1}}},
+			{Keys: bson.D{{Key: "business_key", Value: 1}}},
+		}},
+		{s.events, []mongo.IndexModel{{Keys: bson.D{{Key: "instance_id", Value: 1}, {Key: "seq", Value: 1}}, Options: options.Index().SetUnique(true)}}},
+		{s.tasks, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "instance_id", Value: 1}}},
+			{Keys: bson.D{{Key: "status", Value: 1}, {Key: "assignee", Value: 1}}},
+			{Keys: bson.D{{Key: "status", Value: 1}, {Key: "candidate_groups", Value: 1}}},
+		}},
+		{s.incidents, []mongo.IndexModel{{Keys: bson.D{{Key: "instance_id", Value: 1}}}}},
+		{s.deadLetters, []mongo.IndexModel{{Keys: bson.D{{Key: "instance_id", Value: 1}}}}},
+	}
+	// One at a time: FerretDB v1.24 panics (and drops the connection) on a
+	// createIndexes of several indexes that all exist already, as on a restart.
+	for _, x := range idx {
+		for _, m := range x.models {
+			if _, err := x.c.Indexes().CreateOne(ctx, m); err != nil {
+				return nil, fmt.Errorf("mongostore: indexes of %s: %w", x.c.Name(), err)
+			}
+		}
+	}
+	return s, nil
+}
+
+func (s *Store) Ping(ctx context.Context) error {
+	return s.db.RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err()
+}
+
+// mapErr maps driver errors to the engine's.
+func mapErr(err error, what string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return fmt.Errorf("%s: %w", what, engine.ErrNotFound)
+	case mongo.IsDuplicateKeyError(err):
+		return fmt.Errorf("%s: %w: %w", what, engine.ErrDuplicate, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// onlyDuplicates reports whether err is nil or only duplicate-key write errors.
+func onlyDuplicates(err error) bool {
+	if err == nil {
+		return true
+	}
+	var bwe mongo.BulkWriteException
+	if errors.As(err, &bwe) {
+		if bwe.WriteConcernError != nil {
+			return false
+		}
+		for _, we := range bwe.WriteErrors {
+			if we.Code != 11000 && we.Code != 11001 && we.Code != 12582 {
+				return false
+			}
+		}
+		return len(bwe.WriteErrors) > 0
+	}
+	return mongo.IsDuplicateKeyError(err)
+}
+
+// Definitions
+
+func (s *Store) SaveDefinition(ctx context.Context, rec engine.DefinitionRecord) (engine.DefinitionRecord, bool, error) {
+	for range 20 {
+		latest, err := s.Definition(ctx, rec.Key, 0)
+		switch {
+		case err == nil && latest.Checksum == rec.Checksum:
+			return latest, false, nil
+		case err == nil:
+			rec.Version = latest.Version + 1
+		case errors.Is(err, engine.ErrNotFound):
+			rec.Version = 1
+		default:
+			return engine.DefinitionRecord{}, false, err
+		}
+		rec.ID = engine.DefinitionID(rec.Key, rec.Version)
+		_, err = s.defs.InsertOne(ctx, rec)
+		if err == nil {
+			return rec, true, nil
+		}
+		if !mongo.IsDuplicateKeyError(err) {
+			return engine.DefinitionRecord{}, false, mapErr(err, "saving definition "+rec.Key)
+		}
+		// Another deployment of the key won the version: look again.
+	}
+	return engine.DefinitionRecord{}, false, fmt.Errorf("saving definition %s: too much contention: %w", rec.Key, engine.ErrConflict)
+}
+
+func (s *Store) Definition(ctx context.Context, key string, version int) (engine.DefinitionRecord, error) {
+	var rec engine.DefinitionRecord
+	filter := bson.D{{Key: "key", Value: key}}
+	opts := options.FindOne()
+	if version != 0 {
+		filter = append(filter, bson.E{Key: "version", Value: version})
+	} else {
+		opts.SetSort(bson.D{{Key: "version", Value: -1}})
+	}
+	err := s.defs.FindOne(ctx, filter, opts).Decode(&rec)
+	return rec, mapErr(err, fmt.Sprintf("definition %q version %d", key, version))
+}
+
+func (s *Store) DefinitionByID(ctx context.Context, id string) (engine.DefinitionRecord, error) {
+	var rec engine.DefinitionRecord
+	err := s.defs.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&rec)
+	return rec, mapErr(err, fmt.Sprintf("definition %q", id))
+}
+
+func (s *Store) Definitions(ctx context.Context) ([]engine.DefinitionRecord, error) {
+	cur, err := s.defs.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "key", Value: 1}, {Key: "version", Value: -1}}))
+	if err != nil {
+		return nil, mapErr(err, "definitions")
+	}
+	var out []engine.DefinitionRecord
+	return out, mapErr(cur.All(ctx, &out), "definitions")
+}
+
+func (s *Store) SetDefinitionEnabled(ctx context.Context, id string, enabled bool) error {
+	res, err := s.defs.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "enabled", Value: enabled}}}})
+	if err != nil {
+		return mapErr(err, fmt.Sprintf("definition %q", id))
+	}
+	if res.MatchedCount == 0 {
+		return fmt.Errorf("definition %q: %w", id, engine.ErrNotFound)
+	}
+	return nil
+}
+
+// Instances
+
+// request is the claim of a request id: its _id is unique, so the first
+// CreateInstance of a (definition key, request id) wins. FerretDB has no
+// partial indexes, hence a collection of its own rather than a unique index
+// on instances.
+type request struct {
+	ID         string    `bson:"_id"`
+	InstanceID string    `bson:"instance_id"`
+	Created    time.Time `bson:"created_at"`
+}
+
+// claimWait bounds how long a losing CreateInstance waits for the winner's
+// instance to appear.
+const claimWait = 5 * time.Second
+
+func (s *Store) CreateInstance(ctx context.Context, snap *engine.Snapshot) (*engine.Snapshot, error) {
+	if snap.RequestID != "" {
+		claim := request{ID: snap.DefinitionKey + "\x00" + snap.RequestID, InstanceID: snap.ID, Created: time.Now().UTC()}
+		if _, err := s.requests.InsertOne(ctx, claim); err != nil {
+			if !mongo.IsDuplicateKeyError(err) {
+				return nil, mapErr(err, "claiming request "+snap.RequestID)
+			}
+			return s.claimed(ctx, claim.ID, snap.RequestID)
+		}
+		if _, err := s.instances.InsertOne(ctx, snap); err != nil {
+			if mongo.IsDuplicateKeyError(err) {
+				// Same instance id stored before: keep the claim, it names that instance.
+				existing, ierr := s.Instance(ctx, snap.ID)
+				if ierr != nil {
+					return nil, ierr
+				}
+				return existing, fmt.Errorf("instance %s: %w", snap.ID, engine.ErrDuplicate)
+			}
+			if _, derr := s.requests.DeleteOne(context.WithoutCancel(ctx), bson.D{{Key: "_id", Value: claim.ID}}); derr != nil {
+				s.log.Warn("mongostore: releasing request claim", "request", snap.RequestID, "err", derr)
+			}
+			return nil, mapErr(err, "creating instance "+snap.ID)
+		}
+		return nil, nil
+	}
+	if _, err := s.instances.InsertOne(ctx, snap); err != nil {
+		if mongo.IsDuplicateKeyError(err) {
+			existing, ierr := s.Instance(ctx, snap.ID)
+			if ierr != nil {
+				return nil, ierr
+			}
+			return existing, fmt.Errorf("instance %s: %w", snap.ID, engine.ErrDuplicate)
+		}
+		return nil, mapErr(err, "creating instance "+snap.ID)
+	}
+	return nil, nil
+}
+
+// claimed returns the instance that holds a request claim, waiting a little
+// for the winner of a concurrent start to insert it.
+func (s *Store) claimed(ctx context.Context, claimID, requestID string) (*engine.Snapshot, error) {
+	var claim request
+	if err := s.requests.FindOne(ctx, bson.D{{Key: "_id", Value: claimID}}).Decode(&claim); err != nil {
+		return nil, mapErr(err, "request claim "+requestID)
+	}
+	deadline := time.Now().Add(claimWait)
+	for delay := time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
+		existing, err := s.Instance(ctx, claim.InstanceID)
+		if err == nil {
+			return existing, fmt.Errorf("request %s: %w", requestID, engine.ErrDuplicate)
+		}
+		if !errors.Is(err, engine.ErrNotFound) {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			// The winner died between claim and insert: a retry finds the same claim.
+			return nil, fmt.Errorf("request %s is claimed by instance %s, which does not exist: %w", requestID, claim.InstanceID, engine.ErrConflict)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(delay):
+		}
+	}
+}
+
+var withoutPending = bson.D{{Key: "pending", Value: 0}}
+
+func (s *Store) Instance(ctx context.Context, id string) (*engine.Snapshot, error) {
+	var snap engine.Snapshot
+	err := s.instances.FindOne(ctx, bson.D{{Key: "_id", Value: id}}, options.FindOne().SetProjection(withoutPending)).Decode(&snap)
+	if err != nil {
+		return nil, mapErr(err, "instance "+id)
+	}
+	normalizeSnapshot(&snap)
+	snap.Pending = nil
+	return &snap, nil
+}
+
+func (s *Store) Instances(ctx context.Context, f engine.InstanceFilter) ([]*engine.Snapshot, string, error) {
+	filter := bson.D{}
+	if f.DefinitionKey != "" {
+		filter = append(filter, bson.E{Key: "definition_key", Value: f.DefinitionKey})
+	}
+	if f.BusinessKey != "" {
+		filter = append(filter, bson.E{Key: "business_key", Value: f.BusinessKey})
+	}
+	if len(f.Status) > 0 {
+		filter = append(filter, bson.E{Key: "status", Value: bson.D{{Key: "$in", Value: f.Status}}})
+	}
+	started := bson.D{}
+	if !f.StartedAfter.IsZero() {
+		started = append(started, bson.E{Key: "$gt", Value: f.StartedAfter})
+	}
+	if !f.StartedBefore.IsZero() {
+		started = append(started, bson.E{Key: "$lt", Value: f.StartedBefore})
+	}
+	if len(started) > 0 {
+		filter = append(filter, bson.E{Key: "started_at", Value: started})
+	}
+	if f.Cursor != "" {
+		filter = append(filter, bson.E{Key: "_id", Value: bson.D{{Key: "$lt", Value: f.Cursor}}})
+	}
+	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: -1}}).SetProjection(withoutPending)
+	if f.Limit > 0 {
+		opts.SetLimit(int64(f.Limit) + 1)
+	}
+	cur, err := s.instances.Find(ctx, filter, opts)
+	if err != nil {
+		return nil, "", mapErr(err, "instances")
+	}
+	var page []*engine.Snapshot
+	if err := cur.All(ctx, &page); err != nil {
+		return nil, "", mapErr(err, "instances")
+	}
+	for _, snap := range page {
+		normalizeSnapshot(snap)
+		snap.Pending = nil
+	}
+	next := ""
+	if f.Limit > 0 && len(page) > f.Limit {
+		page = page[:f.Limit]
+		next = page[f.Limit-1].ID
+	}
+	return page, next, nil
+}
+
+func (s *Store) Unfinished(ctx context.Context, fn func(*engine.Snapshot) error) error {
+	done := []engine.Status{engine.StatusCompleted, engine.StatusFailed, engine.StatusCancelled}
+	cur, err := s.instances.Find(ctx, bson.D{{Key: "status", Value: bson.D{{Key: "$nin", Value: done}}}},
+		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		return mapErr(err, "unfinished instances")
+	}
+	defer cur.Close(context.WithoutCancel(ctx))
+	for cur.Next(ctx) {
+		var snap engine.Snapshot
+		if err := cur.Decode(&snap); err != nil {
+			return mapErr(err, "unfinished instance")
+		}
+		normalizeSnapshot(&snap)
+		// Complete the log: a crash may have come between the snapshot and the events.
+		if err := s.appendEvents(ctx, snap.Pending); err != nil {
+			return fmt.Errorf("recovering events of %s: %w", snap.ID, err)
+		}
+		snap.Pending = nil
+		if err := fn(&snap); err != nil {
+			return err
+		}
+	}
+	return mapErr(cur.Err(), "unfinished instances")
+}
+
+// Commit writes each change in turn: the snapshot with its pending events
+// under the sequence guard (the commit point), then the events into the log,
+// then the projections. A change that fails stops the batch; the ones before
+// it stay committed.
+func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
+	for _, c := range b.Changes {
+		if err := s.commit(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) commit(ctx context.Context, c engine.Change) error {
+	snap := c.Snapshot
+	res, err := s.instances.ReplaceOne(ctx, bson.D{{Key: "_id", Value: snap.ID}, {Key: "seq", Value: c.PrevSeq}}, snap)
+	if err != nil {
+		return mapErr(err, "committing instance "+snap.ID)
+	}
+	if res.MatchedCount == 0 {
+		n, err := s.instances.CountDocuments(ctx, bson.D{{Key: "_id", Value: snap.ID}})
+		if err != nil {
+			return mapErr(err, "committing instance "+snap.ID)
+		}
+		if n == 0 {
+			return fmt.Errorf("instance %s: %w", snap.ID, engine.ErrNotFound)
+		}
+		return fmt.Errorf("instance %s is not at seq %d: %w", snap.ID, c.PrevSeq, engine.ErrConflict)
+	}
+	if err := s.appendEvents(ctx, snap.Pending); err != nil {
+		return fmt.Errorf("appending events of %s: %w", snap.ID, err)
+	}
+	for _, t := range c.Tasks {
+		if err := s.upsertTask(ctx, t); err != nil {
+			return err
+		}
+	}
+	for _, inc := range c.Incidents {
+		if err := s.upsert(ctx, s.incidents, inc.ID, inc); err != nil {
+			return err
+		}
+	}
+	for _, d := range c.DeadLetters {
+		if err := s.upsert(ctx, s.deadLetters, d.ID, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) upsert(ctx context.Context, c *mongo.Collection, id string, doc any) error {
+	_, err := c.ReplaceOne(ctx, bson.D{{Key: "_id", Value: id}}, doc, options.Replace().SetUpsert(true))
+	return mapErr(err, fmt.Sprintf("upserting %s %s", c.Name(), id))
+}
+
+// appendEvents inserts events into the log, skipping those already there.
+func (s *Store) appendEvents(ctx context.Context, evs []engine.Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	docs := make([]any, len(evs))
+	for i := range evs {
+		docs[i] = evs[i]
+	}
+	_, err := s.events.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+	if onlyDuplicates(err) {
+		return nil
+	}
+	return mapErr(err, "appending events")
+}
+
+func (s *Store) Events(ctx context.Context, instanceID string, after uint64, limit int) ([]engine.Event, error) {
+	opts := options.Find().SetSort(bson.D{{Key: "seq", Value: 1}}).SetProjection(bson.D{{Key: "_id", Value: 0}})
+	if limit > 0 {
+		opts.SetLimit(int64(limit))
+	}
+	cur, err := s.events.Find(ctx, bson.D{{Key: "instance_id", Value: instanceID}, {Key: "seq", Value: bson.D{{Key: "$gt", Value: after}}}}, opts)
+	if err != nil {
+		return nil, mapErr(err, "events of "+instanceID)
+	}
+	var out []engine.Event
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, mapErr(err, "events of "+instanceID)
+	}
+	for i := range out {
+		out[i].Detail = normalizeMap(out[i].Detail)
+	}
+	return out, nil
+}

@@ -1,0 +1,148 @@
+package mongostore_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.uber.org/goleak"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/store/embedded"
+	"github.com/workflowpp/wfpp/engine/store/mongostore"
+	"github.com/workflowpp/wfpp/engine/store/storetest"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(embedded.WithTestServer(m))
+}
+
+func newStore(t *testing.T) *mongostore.Store {
+	t.Helper()
+	s, err := mongostore.New(t.Context(), embedded.NewTestDatabase(t), mongostore.Config{})
+	require.NoError(t, err)
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) engine.Store { return newStore(t) })
+}
+
+func snapshot(id string, seq uint64, pending ...engine.Event) *engine.Snapshot {
+	return &engine.Snapshot{ID: id, DefinitionID: "order:1", DefinitionKey: "order", Version: 1, Status: engine.StatusWaiting,
+		Seq: seq, Variables: map[string]any{}, Started: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Pending: pending}
+}
+
+func event(id string, seq uint64) engine.Event {
+	return engine.Event{InstanceID: id, Seq: seq, Type: "x", Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+// A crash after the snapshot (the commit point) and before the log append
+// leaves the events in the snapshot's pending; Unfinished puts them in the
+// log before the engine sees the instance.
+func TestUnfinishedRecoversPendingEvents(t *testing.T) {
+	ctx := t.Context()
+	db := embedded.NewTestDatabase(t)
+	s, err := mongostore.New(ctx, db, mongostore.Config{})
+	require.NoError(t, err)
+	_, err = s.CreateInstance(ctx, snapshot("i-1", 0))
+	require.NoError(t, err)
+	require.NoError(t, s.Commit(ctx, &engine.Batch{Changes: []engine.Change{{Snapshot: snapshot("i-1", 2, event("i-1", 1), event("i-1", 2)), PrevSeq: 0}}}))
+
+	// Simulate the crash: step (a) of the next commit, and only one of its events in the log.
+	crashed := snapshot("i-1", 5, event("i-1", 3), event("i-1", 4), event("i-1", 5))
+	res, err := db.Collection("instances").ReplaceOne(ctx, bson.D{{Key: "_id", Value: "i-1"}, {Key: "seq", Value: 2}}, crashed)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, res.MatchedCount)
+	_, err = db.Collection("events").InsertOne(ctx, event("i-1", 4))
+	require.NoError(t, err)
+
+	evs, err := s.Events(ctx, "i-1", 0, 0)
+	require.NoError(t, err)
+	require.Len(t, evs, 3, "the gap before recovery")
+
+	var seen []string
+	require.NoError(t, s.Unfinished(ctx, func(snap *engine.Snapshot) error {
+		seen = append(seen, snap.ID)
+		require.Empty(t, snap.Pending)
+		require.Equal(t, uint64(5), snap.Seq)
+		got, err := s.Events(ctx, snap.ID, 0, 0)
+		require.NoError(t, err)
+		require.Len(t, got, 5, "no gap when fn runs")
+		return nil
+	}))
+	require.Equal(t, []string{"i-1"}, seen)
+	evs, err = s.Events(ctx, "i-1", 0, 0)
+	require.NoError(t, err)
+	for i, e := range evs {
+		require.Equal(t, uint64(i+1), e.Seq)
+	}
+	// Recovering twice changes nothing.
+	require.NoError(t, s.Unfinished(ctx, func(*engine.Snapshot) error { return nil }))
+	evs, err = s.Events(ctx, "i-1", 0, 0)
+	require.NoError(t, err)
+	require.Len(t, evs, 5)
+}
+
+// Documents written by other code (or older drivers) hold int32, nested
+// documents and dates: the engine still sees JSON-like Go values.
+func TestVariablesFromRawBSON(t *testing.T) {
+	ctx := t.Context()
+	db := embedded.NewTestDatabase(t)
+	s, err := mongostore.New(ctx, db, mongostore.Config{})
+	require.NoError(t, err)
+	when := time.Date(2026, 2, 3, 4, 5, 6, 7e6, time.UTC)
+	_, err = db.Collection("instances").InsertOne(ctx, bson.D{
+		{Key: "_id", Value: "raw"}, {Key: "definition_key", Value: "order"}, {Key: "status", Value: "waiting"},
+		{Key: "seq", Value: int32(3)},
+		{Key: "variables", Value: bson.D{
+			{Key: "i32", Value: int32(7)},
+			{Key: "i64", Value: int64(1) << 40},
+			{Key: "f", Value: 2.5},
+			{Key: "whole", Value: 3.0},
+			{Key: "doc", Value: bson.D{{Key: "list", Value: bson.A{int32(1), bson.D{{Key: "x", Value: "y"}}, nil}}}},
+			{Key: "when", Value: bson.NewDateTimeFromTime(when)},
+		}},
+	})
+	require.NoError(t, err)
+	snap, err := s.Instance(ctx, "raw")
+	require.NoError(t, err)
+	require.Equal(t, uint64(3), snap.Seq)
+	require.Equal(t, map[string]any{
+		"i32":   int64(7),
+		"i64":   int64(1) << 40,
+		"f":     2.5,
+		"whole": 3.0,
+		"doc":   map[string]any{"list": []any{int64(1), map[string]any{"x": "y"}, nil}},
+		"when":  when,
+	}, snap.Variables)
+}
+
+func TestIndexes(t *testing.T) {
+	ctx := t.Context()
+	db := embedded.NewTestDatabase(t)
+	_, err := mongostore.New(ctx, db, mongostore.Config{})
+	require.NoError(t, err)
+	// New is idempotent: a restart creates the same indexes again.
+	_, err = mongostore.New(ctx, db, mongostore.Config{})
+	require.NoError(t, err)
+	unique := func(coll string) map[string]bool {
+		cur, err := db.Collection(coll).Indexes().List(ctx)
+		require.NoError(t, err)
+		var specs []bson.M
+		require.NoError(t, cur.All(ctx, &specs))
+		out := map[string]bool{}
+		for _, sp := range specs {
+			u, _ := sp["unique"].(bool)
+			out[sp["name"].(string)] = u
+		}
+		return out
+	}
+	require.True(t, unique("definitions")["key_1_version_1"])
+	require.True(t, unique("events")["instance_id_1_seq_1"])
+	tasks := unique("tasks")
+	for _, name := range []string{"instance_id_1", "status_1_assignee_1", "status_1_candidate_groups_1"} {
+		require.Contains(t, tasks, name)
+	}
+}
