@@ -87,7 +87,9 @@ func DetectFormat(src []byte) string {
 	switch {
 	case bytes.HasPrefix(s, []byte("<")):
 		return FormatBPMN
-	case bytes.Contains(s, []byte(`"startNode"`)) || bytes.Contains(s, []byte(`"actionType"`)):
+	case bytes.Contains(s, []byte(`"graphId"`)) || bytes.Contains(s, []byte("graphId:")):
+		return FormatGraph
+	case bytes.Contains(s, []byte(`"startNode"`)):
 		return FormatDAG
 	}
 	return FormatGraph

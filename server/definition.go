@@ -1,0 +1,63 @@
+package server
+
+import (
+	"mime"
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+// formatOf maps a request's Content-Type to a definition format; "" lets
+// the engine tell DAG JSON from graph JSON.
+func formatOf(contentType string) (string, bool) {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return "", false
+	}
+	switch mt {
+	case "application/xml", "text/xml", "application/bpmn+xml":
+		return engine.FormatBPMN, true
+	case "application/json":
+		return "", true
+	case "application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml":
+		return engine.FormatGraph, true
+	}
+	return "", false
+}
+
+// deploy is POST /api/v1/definitions: 201 with the new version, 200 when the
+// source equals the latest version. ?format=bpmn|dag|graph overrides what the
+// Content-Type says (JSON is otherwise told apart by engine.DetectFormat).
+func (s *Server) deploy(c *fiber.Ctx) error {
+	format, ok := formatOf(c.Get(fiber.HeaderContentType))
+	if !ok {
+		return &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
+			Message: "Content-Type must be application/xml or text/xml (BPMN), application/json (DAG or graph) or application/yaml (graph)"}
+	}
+	switch q := c.Query("format"); q {
+	case "":
+	case engine.FormatBPMN, engine.FormatDAG, engine.FormatGraph:
+		format = q
+	default:
+		return badRequest("query parameter \"format\" is %q: use bpmn, dag or graph", q)
+	}
+	if len(c.Body()) == 0 {
+		return badRequest("request body is empty: send the definition's source")
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	// Copy: fasthttp reuses the body buffer after the handler returns.
+	src := append([]byte(nil), c.Body()...)
+	rec, created, err := s.eng.Deploy(ctx, engine.DeployRequest{Source: src, Format: format})
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+		s.log.Info("definition deployed", "definition_id", rec.ID, "correlation_id", correlationID(c))
+	}
+	return c.Status(status).JSON(rec)
+}

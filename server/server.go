@@ -1,0 +1,137 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+const (
+	BodyLimitDefault       = 10 << 20 // 10 MiB
+	RequestTimeoutDefault  = 30 * time.Second
+	ShutdownTimeoutDefault = 10 * time.Second
+)
+
+// Config configures a Server. The zero value of each field but Engine means
+// its default.
+type Config struct {
+	Engine          *engine.Engine // required; the caller runs it
+	Logger          *slog.Logger
+	BodyLimit       int           // bytes a request body may have
+	RequestTimeout  time.Duration // how long one engine or store call may take
+	ShutdownTimeout time.Duration // how long Listen waits for requests in flight
+}
+
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	c.BodyLimit = cmp.Or(c.BodyLimit, BodyLimitDefault)
+	c.RequestTimeout = cmp.Or(c.RequestTimeout, RequestTimeoutDefault)
+	c.ShutdownTimeout = cmp.Or(c.ShutdownTimeout, ShutdownTimeoutDefault)
+	return c
+}
+
+func (c Config) validate() error {
+	var errs []error
+	if c.Engine == nil {
+		errs = append(errs, errors.New("server config: Engine is required"))
+	}
+	if c.BodyLimit < 0 {
+		errs = append(errs, fmt.Errorf("server config: BodyLimit must not be negative, got %d", c.BodyLimit))
+	}
+	if c.RequestTimeout < 0 || c.ShutdownTimeout < 0 {
+		errs = append(errs, errors.New("server config: timeouts must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// Server serves the REST API of one engine.
+type Server struct {
+	cfg Config
+	eng *engine.Engine
+	log *slog.Logger
+	app *fiber.App
+}
+
+// New builds a Server and its routes. It does not listen; call Listen or
+// use App with app.Test.
+func New(cfg Config) (*Server, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, eng: cfg.Engine, log: cfg.Logger}
+	s.app = fiber.New(fiber.Config{
+		AppName:               "wfpp",
+		BodyLimit:             cfg.BodyLimit,
+		DisableStartupMessage: true,
+		Immutable:             true, // ids from params outlive the request in logs and errors
+		ErrorHandler:          s.handleError,
+		ReadTimeout:           cfg.RequestTimeout,
+		WriteTimeout:          cfg.RequestTimeout,
+	})
+	s.routes()
+	return s, nil
+}
+
+// App returns the Fiber app, for tests (app.Test) and for mounting.
+func (s *Server) App() *fiber.App { return s.app }
+
+func (s *Server) routes() {
+	s.app.Use(correlate)
+	s.app.Get("/health/live", s.live)
+	s.app.Get("/health/ready", s.ready)
+
+	api := s.app.Group("/api/v1")
+	api.Post("/definitions", s.deploy)
+	api.Post("/instances", s.startInstance)
+	api.Get("/instances/:id", s.getInstance)
+	api.Post("/instances/:id/pause", s.control((*engine.Engine).Pause))
+	api.Post("/instances/:id/resume", s.control((*engine.Engine).Resume))
+	api.Post("/instances/:id/cancel", s.control((*engine.Engine).Cancel))
+	api.Get("/tasks", s.listTasks)
+	api.Post("/tasks/:id/complete", s.completeTask)
+	api.Post("/messages", s.correlate)
+}
+
+// Listen serves on addr until ctx is done, then shuts down gracefully,
+// waiting up to ShutdownTimeout for requests in flight.
+func (s *Server) Listen(ctx context.Context, addr string) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve serves on ln until ctx is done, like Listen.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	s.log.Info("http server listening", "addr", ln.Addr().String())
+	errc := make(chan error, 1)
+	go func() { errc <- s.app.Listener(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	if err := s.app.ShutdownWithTimeout(s.cfg.ShutdownTimeout); err != nil {
+		return fmt.Errorf("shutting down http server: %w", err)
+	}
+	return <-errc
+}
+
+// ctx is the context of one engine or store call made for request c.
+func (s *Server) ctx(c *fiber.Ctx) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(c.UserContext(), s.cfg.RequestTimeout)
+}
