@@ -41,6 +41,11 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fs.Usage()
 		return exitUsage
 	}
+	// Config's zero values mean defaults; on the command line they are mistakes.
+	if cfg.Workers < 1 || cfg.Duration <= 0 || cfg.Warmup < 0 || cfg.Parked < 0 {
+		fmt.Fprintln(stderr, "wfpp bench: --workers and --duration must be positive, --warmup and --parked not negative")
+		return exitUsage
+	}
 	if file != "" {
 		src, err := os.ReadFile(file)
 		if err != nil {
