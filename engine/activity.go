@@ -23,8 +23,16 @@ func (x *instance) startJob(t *token) {
 	if t.attempt == 1 {
 		x.armBoundaries(t)
 	}
-	x.emit(EventJobCreated, n, t, map[string]any{"type": jobType(n), "attempt": t.attempt})
+	x.emit(EventJobCreated, n, t, x.dep.firstAttempt(n))
 	x.dispatch(t)
+}
+
+// unlockExternal drops the token's job from the external workers' list.
+func (x *instance) unlockExternal(t *token) {
+	if t.external {
+		x.p.effects.unlock = append(x.p.effects.unlock, externalKey(x.id, t.job))
+		t.external = false
+	}
 }
 
 // dispatch queues the token's current attempt.
@@ -33,13 +41,15 @@ func (x *instance) dispatch(t *token) {
 	t.job = x.nextID
 	j := &jobRun{
 		inst: x.id, token: t.id, job: t.job, attempt: t.attempt, node: t.node,
-		defKey: x.head.DefinitionKey, vars: x.jobVars(t),
+		defKey: x.head.DefinitionKey, vars: x.sharedVars(t),
 	}
 	fx := &x.p.effects
 	if x.e.handlers.has(j.node) || x.e.cfg.Unhandled == JobsNoop {
+		t.external = false
 		fx.jobs = append(fx.jobs, j)
 		return
 	}
+	t.external = true
 	fx.external = append(fx.external, j)
 }
 
@@ -56,7 +66,7 @@ func (x *instance) jobDone(c command) {
 	if t == nil || t.status != TokenJob || t.job != c.job {
 		return // stale: the activity was interrupted or already done
 	}
-	x.p.effects.unlock = append(x.p.effects.unlock, externalKey(x.id, t.job))
+	x.unlockExternal(t)
 	x.finishActivity(t, c.vars)
 }
 
@@ -67,7 +77,7 @@ func (x *instance) jobFailed(c command) {
 		return
 	}
 	n := t.node
-	x.p.effects.unlock = append(x.p.effects.unlock, externalKey(x.id, t.job))
+	x.unlockExternal(t)
 	var be *BPMNError
 	if errors.As(c.err, &be) {
 		x.throwError(t, n, be.Code, be.Message)
@@ -81,7 +91,7 @@ func (x *instance) jobFailed(c command) {
 		if delay == 0 {
 			delay = jittered(policy.DelayFor(t.attempt), policy.Jitter, x.e.cfg.Random)
 		}
-		due := x.e.clock.Now().Add(delay)
+		due := x.now.Add(delay)
 		t.status, t.due = TokenRetry, &due
 		x.emit(EventJobRetrying, n, t, map[string]any{"attempt": t.attempt + 1, "delayMs": delay.Milliseconds()})
 		sub := x.addSubscription(&Subscription{Token: t.id, ElementID: n.ID, Timer: &due})
@@ -96,7 +106,7 @@ func (x *instance) jobFailed(c command) {
 	}
 	inc := x.incidentAt(t, "job", fmt.Sprintf("%s failed after %d attempt(s): %s", jobType(n), t.attempt, msg), phaseJob)
 	dl := DeadLetter{ID: inc.ID, InstanceID: x.id, ElementID: n.ID, IncidentID: inc.ID, JobType: jobType(n),
-		Attempts: t.attempt, LastError: msg, Errors: []string{msg}, Created: x.e.clock.Now()}
+		Attempts: t.attempt, LastError: msg, Errors: []string{msg}, Created: x.now}
 	x.deadLetters = append(x.deadLetters, dl)
 	x.emit(EventDeadLettered, n, t, map[string]any{"jobType": dl.JobType, "attempts": dl.Attempts})
 }

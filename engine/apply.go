@@ -9,6 +9,7 @@ import (
 // one waits again.
 func (x *instance) apply(ctx context.Context, c command) reply {
 	x.ctx = ctx
+	x.now = x.e.clock.Now()
 	x.steps = 0
 	if x.status == StatusPaused && holdWhilePaused(c.kind) {
 		x.held = append(x.held, c)

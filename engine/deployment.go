@@ -23,6 +23,16 @@ type deployment struct {
 	rec   DefinitionRecord
 	def   *model.Definition
 	reach map[*model.Process]*gateways.Reachability
+	// jobDetail is the detail of a job's first job.created event per node,
+	// built once: event details are never changed, so they can be shared.
+	jobDetail map[*model.Node]map[string]any
+}
+
+func (d *deployment) firstAttempt(n *model.Node) map[string]any {
+	if m := d.jobDetail[n]; m != nil {
+		return m
+	}
+	return map[string]any{"type": jobType(n), "attempt": 1}
 }
 
 // deployments caches parsed versions by id; the store is the truth.
@@ -67,9 +77,15 @@ func (d *deployments) load(rec DefinitionRecord) (*deployment, error) {
 }
 
 func newDeployment(rec DefinitionRecord, def *model.Definition) *deployment {
-	dep := &deployment{rec: rec, def: def, reach: map[*model.Process]*gateways.Reachability{}}
+	dep := &deployment{rec: rec, def: def, reach: map[*model.Process]*gateways.Reachability{},
+		jobDetail: map[*model.Node]map[string]any{}}
 	for _, p := range def.Processes {
 		dep.reach[p] = gateways.NewReachability(p)
+		for _, n := range p.AllNodes {
+			if n.Kind == model.KindServiceTask || n.Kind == model.KindScriptTask {
+				dep.jobDetail[n] = map[string]any{"type": jobType(n), "attempt": 1}
+			}
+		}
 	}
 	return dep
 }

@@ -45,6 +45,9 @@ func (f *effects) run(e *Engine) {
 		t := e.clock.AfterFunc(a.due.Sub(now), func() {
 			_ = e.submit(context.Background(), command{kind: cmdTimer, inst: inst, sub: sub})
 		})
+		if a.inst.timers == nil {
+			a.inst.timers = map[uint64]Timer{}
+		}
 		a.inst.timers[sub] = t
 	}
 	for _, j := range f.jobs {

@@ -60,6 +60,8 @@ type Event struct {
 
 // Exporter receives every event after it is stored, in sequence order per
 // instance. Export must not block for long: it runs on the engine's applier.
+// The slice is only valid during the call (the engine reuses it): copy the
+// events you keep (the Detail maps are never changed and may be kept).
 type Exporter interface {
 	Export(events []Event)
 }

@@ -20,9 +20,11 @@ type Job struct {
 	ElementID     string
 	Type          string
 	Attempt       int
-	Variables     map[string]any // a copy: the instance's variables with the activity's inputs on top
-	Parameters    map[string]any // the task's parameters with ${...} templates filled in
-	Headers       map[string]string
+	// Variables are the instance's variables with the activity's inputs on
+	// top. Read only: the map may be shared with the engine; copy it to change it.
+	Variables  map[string]any
+	Parameters map[string]any // the task's parameters with ${...} templates filled in
+	Headers    map[string]string
 }
 
 // Handler does the work of service tasks of one type. The returned variables

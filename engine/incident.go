@@ -25,7 +25,7 @@ func (x *instance) incidentAt(t *token, kind, msg string, phase incidentPhase) *
 		attempts = t.attempt
 	}
 	inc := &Incident{ID: newID(), InstanceID: x.id, ElementID: t.node.ID, TokenID: t.id,
-		Kind: kind, Message: msg, Created: x.e.clock.Now(), Phase: string(phase), Attempts: attempts}
+		Kind: kind, Message: msg, Created: x.now, Phase: string(phase), Attempts: attempts}
 	t.status, t.incident = TokenIncident, inc.ID
 	x.incidents = append(x.incidents, inc)
 	x.incChanges = append(x.incChanges, *inc)
@@ -64,7 +64,7 @@ func (x *instance) resolve(c command) error {
 
 func (x *instance) closeIncident(i int) {
 	inc := x.incidents[i]
-	now := x.e.clock.Now()
+	now := x.now
 	inc.Resolved = &now
 	x.incChanges = append(x.incChanges, *inc)
 	x.emit(EventIncidentResolved, x.proc.Node(inc.ElementID), nil, map[string]any{"incidentId": inc.ID})

@@ -35,6 +35,9 @@ type instance struct {
 
 	// the change being built
 	ctx         context.Context
+	now         time.Time // read once per command: every event of a command has its time
+	snap        *Snapshot // the snapshot of the current state, when built since the last change (snapSeq)
+	snapSeq     uint64
 	events      []Event
 	taskChanges []Task
 	incChanges  []Incident
@@ -55,6 +58,7 @@ type token struct {
 	status   TokenStatus
 	attempt  int    // attempts of the current activity's work, from 1
 	job      uint64 // id of the job run under way; results of any other are stale
+	external bool   // the job waits for an external worker
 	taskID   string
 	due      *time.Time
 	local    map[string]any
@@ -80,7 +84,7 @@ func newInstance(p *partition, req *startRequest) (*instance, error) {
 	x := &instance{
 		p: p, e: p.e, id: req.snap.ID, dep: req.dep, proc: req.proc,
 		head: *req.snap, status: StatusRunning,
-		vars: req.snap.Variables, tasks: map[string]*Task{}, timers: map[uint64]Timer{},
+		vars: req.snap.Variables,
 	}
 	if x.vars == nil {
 		x.vars = map[string]any{}
@@ -101,7 +105,6 @@ func restoreInstance(p *partition, s *Snapshot) (*instance, error) {
 	x := &instance{
 		p: p, e: p.e, id: s.ID, dep: dep, proc: proc, head: *s,
 		status: s.Status, seq: s.Seq, vars: s.Variables, nextID: s.NextID,
-		tasks: map[string]*Task{}, timers: map[uint64]Timer{},
 	}
 	if x.vars == nil {
 		x.vars = map[string]any{}
@@ -131,7 +134,7 @@ func restoreInstance(p *partition, s *Snapshot) (*instance, error) {
 	}
 	for i := range s.Tasks {
 		t := s.Tasks[i]
-		x.tasks[t.ID] = &t
+		x.addTask(&t)
 	}
 	return x, nil
 }
@@ -139,9 +142,12 @@ func restoreInstance(p *partition, s *Snapshot) (*instance, error) {
 // snapshot is the state to store, sharing the variables map (which is
 // copied before the next write).
 func (x *instance) snapshot() *Snapshot {
+	if x.snap != nil && x.snapSeq == x.seq {
+		return x.snap
+	}
 	s := x.head
 	s.Status, s.Seq, s.Variables, s.NextID = x.status, x.seq, x.vars, x.nextID
-	s.Updated = x.e.clock.Now()
+	s.Updated = x.now
 	x.varsOwned = false
 	s.Tokens = make([]TokenState, len(x.tokens))
 	for i, t := range x.tokens {
@@ -162,22 +168,38 @@ func (x *instance) snapshot() *Snapshot {
 	for _, inc := range x.incidents {
 		s.Incidents = append(s.Incidents, *inc)
 	}
-	for _, id := range slices.Sorted(maps.Keys(x.tasks)) {
-		s.Tasks = append(s.Tasks, *x.tasks[id])
+	if len(x.tasks) > 0 {
+		for _, id := range slices.Sorted(maps.Keys(x.tasks)) {
+			s.Tasks = append(s.Tasks, *x.tasks[id])
+		}
 	}
+	x.snap, x.snapSeq = &s, x.seq
 	return &s
 }
 
+func (x *instance) addTask(t *Task) {
+	if x.tasks == nil {
+		x.tasks = map[string]*Task{}
+	}
+	x.tasks[t.ID] = t
+}
+
 // change is what the current round changed in this instance, for the store.
+// The store owns the snapshot from here on; the engine builds a new one for
+// the next change.
 func (x *instance) change() Change {
 	s := x.snapshot()
+	x.snap = nil
 	s.Pending = x.events
 	return Change{Snapshot: s, PrevSeq: x.prevSeq, Tasks: x.taskChanges, Incidents: x.incChanges, DeadLetters: x.deadLetters}
 }
 
-// committed starts a new change after the store took the last one.
+// committed starts a new change after the store took the last one. The
+// events buffer is reused: stores and exporters copy what they keep.
 func (x *instance) committed() {
-	x.events, x.taskChanges, x.incChanges, x.deadLetters = nil, nil, nil, nil
+	clear(x.events)
+	x.events = x.events[:0]
+	x.taskChanges, x.incChanges, x.deadLetters = nil, nil, nil
 }
 
 func (x *instance) discardTimers() {
@@ -190,7 +212,7 @@ func (x *instance) discardTimers() {
 // emit records an event with the next sequence number.
 func (x *instance) emit(typ EventType, n *model.Node, t *token, detail map[string]any) {
 	x.seq++
-	ev := Event{InstanceID: x.id, Seq: x.seq, Type: typ, Time: x.e.clock.Now(), Detail: detail}
+	ev := Event{InstanceID: x.id, Seq: x.seq, Type: typ, Time: x.now, Detail: detail}
 	if n != nil {
 		ev.ElementID = n.ID
 	}
@@ -203,7 +225,7 @@ func (x *instance) emit(typ EventType, n *model.Node, t *token, detail map[strin
 func (x *instance) emitFlow(f *model.Flow, t *token) {
 	x.seq++
 	x.events = append(x.events, Event{InstanceID: x.id, Seq: x.seq, Type: EventFlowTaken,
-		Time: x.e.clock.Now(), ElementID: f.Source.ID, FlowID: f.ID, TokenID: t.id})
+		Time: x.now, ElementID: f.Source.ID, FlowID: f.ID, TokenID: t.id})
 }
 
 func (x *instance) newToken(scope uint64) *token {
@@ -262,6 +284,17 @@ func (x *instance) jobVars(t *token) map[string]any {
 	maps.Copy(m, x.vars)
 	maps.Copy(m, t.local)
 	return m
+}
+
+// sharedVars is what a job sees: the instance's variables themselves when
+// the activity has no inputs (the map is then treated as immutable here:
+// the next write copies it), else a merged copy.
+func (x *instance) sharedVars(t *token) map[string]any {
+	if len(t.local) > 0 {
+		return x.jobVars(t)
+	}
+	x.varsOwned = false
+	return x.vars
 }
 
 // evalVars is what expressions on a token see (read only).

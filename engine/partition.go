@@ -16,6 +16,7 @@ type partition struct {
 
 	// the current round
 	touched  []*instance
+	buffers  [][]Event // emptied event buffers, handed to the next instances touched
 	effects  effects
 	replies  []pendingReply
 	consumed int
@@ -74,6 +75,10 @@ func (p *partition) apply(ctx context.Context, c command) {
 	if !inst.dirty {
 		inst.dirty = true
 		inst.prevSeq = inst.seq
+		if inst.events == nil && len(p.buffers) > 0 {
+			inst.events = p.buffers[len(p.buffers)-1]
+			p.buffers = p.buffers[:len(p.buffers)-1]
+		}
 		p.touched = append(p.touched, inst)
 	}
 	r := inst.apply(ctx, c)
@@ -136,9 +141,11 @@ func (p *partition) commit(ctx context.Context) {
 			p.failRound(fmt.Errorf("storing changes: %w", err))
 			return
 		}
-		for i, inst := range p.touched {
-			p.e.export(b.Changes[i].Snapshot.Pending)
+		for _, inst := range p.touched {
+			p.e.export(inst.events)
 			inst.committed()
+			p.buffers = append(p.buffers, inst.events)
+			inst.events = nil
 			if inst.status.Done() {
 				delete(p.instances, inst.id)
 			}

@@ -105,7 +105,7 @@ func (x *instance) leave(t *token) {
 		}
 		return
 	}
-	if len(d.Results) > 0 || (n.Kind.IsGateway() && len(n.Outgoing) > 1) {
+	if len(d.Results) > 0 || d.Default {
 		x.emit(EventGatewayDecided, n, t, decisionDetail(d))
 	}
 	x.emit(EventElementCompleted, n, t, nil)
@@ -122,6 +122,8 @@ func (x *instance) leave(t *token) {
 	}
 }
 
+// decisionDetail records a split's decision as plain JSON values, the shape
+// every store gives back.
 func decisionDetail(d gateways.Decision) map[string]any {
 	results := make([]any, len(d.Results))
 	for i, r := range d.Results {
@@ -297,7 +299,7 @@ func (x *instance) finish(s Status, typ EventType, detail map[string]any) {
 	}
 	x.subs = nil
 	x.status = s
-	now := x.e.clock.Now()
+	now := x.now
 	x.head.Ended = &now
 	x.emit(typ, nil, nil, detail)
 }

@@ -39,7 +39,9 @@ type Store interface {
 	// CreateInstance stores a new instance. When one with the same definition
 	// key and request id exists, it returns that one and ErrDuplicate.
 	CreateInstance(ctx context.Context, snap *Snapshot) (*Snapshot, error)
-	// Commit stores what one applier batch changed, in the order given.
+	// Commit stores what one applier batch changed, in the order given. The
+	// store owns the batch's snapshots afterwards, but not the Pending slices
+	// (the engine reuses them): copy the events it keeps.
 	Commit(ctx context.Context, b *Batch) error
 	// Instance returns the latest committed snapshot of an instance.
 	Instance(ctx context.Context, id string) (*Snapshot, error)

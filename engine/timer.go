@@ -17,7 +17,7 @@ func (x *instance) timerDue(t *token, n *model.Node) (time.Time, int, error) {
 	if err != nil {
 		return time.Time{}, 0, err
 	}
-	now := x.e.clock.Now()
+	now := x.now
 	switch n.Timer.Kind {
 	case model.TimerDuration:
 		d, err := model.ParseISODuration(strings.TrimSpace(text))

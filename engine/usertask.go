@@ -24,7 +24,7 @@ func (x *instance) createTask(t *token) {
 		return
 	}
 	t.status, t.taskID = TokenTask, task.ID
-	x.tasks[task.ID] = task
+	x.addTask(task)
 	x.taskChanges = append(x.taskChanges, *task)
 	x.emit(EventTaskCreated, n, t, map[string]any{"taskId": task.ID, "assignee": task.Assignee})
 	x.armBoundaries(t)
@@ -35,7 +35,7 @@ func (x *instance) newTask(t *token, n *model.Node) (*Task, error) {
 	h := n.Human
 	task := &Task{
 		ID: newID(), InstanceID: x.id, DefinitionKey: x.head.DefinitionKey, ElementID: n.ID, TokenID: t.id,
-		Name: n.Label(), FormKey: h.FormKey, Form: h.Form, Status: TaskOpen, Created: x.e.clock.Now(),
+		Name: n.Label(), FormKey: h.FormKey, Form: h.Form, Status: TaskOpen, Created: x.now,
 		CandidateUsers: []string{}, CandidateGroups: []string{},
 	}
 	var err error
@@ -73,7 +73,7 @@ func (x *instance) completeTask(c command) error {
 	if err != nil {
 		return err
 	}
-	now := x.e.clock.Now()
+	now := x.now
 	task.Status, task.Ended, task.CompletedBy = TaskCompleted, &now, c.user
 	delete(x.tasks, task.ID)
 	x.taskChanges = append(x.taskChanges, *task)
@@ -117,7 +117,7 @@ func (x *instance) cancelTask(t *token) {
 	if task == nil {
 		return
 	}
-	now := x.e.clock.Now()
+	now := x.now
 	task.Status, task.Ended = TaskCancelled, &now
 	delete(x.tasks, task.ID)
 	x.taskChanges = append(x.taskChanges, *task)
@@ -129,5 +129,5 @@ func (x *instance) evalTime(vars map[string]any, text string) (time.Time, error)
 	if err != nil {
 		return time.Time{}, err
 	}
-	return parseDateOrDuration(v, x.e.clock.Now())
+	return parseDateOrDuration(v, x.now)
 }

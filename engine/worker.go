@@ -109,13 +109,19 @@ func (e *Engine) QueueDepths() map[string]int {
 // runJob does one attempt and hands the outcome back to the applier.
 func (e *Engine) runJob(j *jobRun) {
 	defer e.done()
-	timeout := e.cfg.JobTimeout
-	if j.node.Job.Timeout > 0 {
-		timeout = j.node.Job.Timeout
+	var (
+		vars map[string]any
+		err  error
+	)
+	if e.runsWork(j.node) {
+		timeout := e.cfg.JobTimeout
+		if j.node.Job.Timeout > 0 {
+			timeout = j.node.Job.Timeout
+		}
+		ctx, cancel := context.WithTimeout(e.ctx, timeout)
+		vars, err = e.work(ctx, j)
+		cancel()
 	}
-	ctx, cancel := context.WithTimeout(e.ctx, timeout)
-	defer cancel()
-	vars, err := e.work(ctx, j)
 	c := command{inst: j.inst, token: j.token, job: j.job, kind: cmdJobDone, vars: vars}
 	if err != nil {
 		c.kind, c.err, c.vars = cmdJobFailed, err, nil
@@ -125,6 +131,12 @@ func (e *Engine) runJob(j *jobRun) {
 		}
 	}
 	_ = e.submit(e.ctx, c)
+}
+
+// runsWork reports whether a job has work to run; without (JobsNoop and no
+// handler) it completes at once with no output.
+func (e *Engine) runsWork(n *model.Node) bool {
+	return n.Kind == model.KindScriptTask || e.handlers.get(n.Job.Type) != nil
 }
 
 func (e *Engine) work(ctx context.Context, j *jobRun) (vars map[string]any, err error) {
@@ -139,7 +151,7 @@ func (e *Engine) work(ctx context.Context, j *jobRun) (vars map[string]any, err 
 	}
 	h := e.handlers.get(n.Job.Type)
 	if h == nil {
-		return nil, nil // JobsNoop: complete with no output
+		return nil, nil
 	}
 	job := &Job{
 		Key:        j.inst + "/" + n.ID + "/" + strconv.Itoa(j.attempt),

@@ -47,7 +47,7 @@ func Exclusive(n *model.Node, eval Condition) (Decision, error) {
 			continue
 		}
 		if f.Condition == "" {
-			d.Chosen = append(d.Chosen, f)
+			d.Chosen = one(n, f)
 			return d, nil
 		}
 		ok, err := eval(f)
@@ -56,11 +56,21 @@ func Exclusive(n *model.Node, eval Condition) (Decision, error) {
 		}
 		d.Results = append(d.Results, Result{FlowID: f.ID, Value: ok})
 		if ok {
-			d.Chosen = append(d.Chosen, f)
+			d.Chosen = one(n, f)
 			return d, nil
 		}
 	}
 	return d.orDefault(n)
+}
+
+// one returns a one-flow slice of n's outgoing flows without allocating.
+func one(n *model.Node, f *model.Flow) []*model.Flow {
+	for i, o := range n.Outgoing {
+		if o == f {
+			return n.Outgoing[i : i+1 : i+1]
+		}
+	}
+	return []*model.Flow{f}
 }
 
 // Inclusive chooses every flow whose condition holds, or the default flow.
@@ -94,7 +104,7 @@ func (d Decision) orDefault(n *model.Node) (Decision, error) {
 	if n.Default == nil {
 		return d, ErrNoFlow
 	}
-	d.Chosen = append(d.Chosen, n.Default)
+	d.Chosen = append(d.Chosen, one(n, n.Default)...)
 	d.Default = true
 	return d, nil
 }

@@ -154,12 +154,12 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 		}
 	}
 	for _, c := range b.Changes {
-		snap := *c.Snapshot
+		snap := c.Snapshot // the store owns it now
 		if !s.dropEvents {
 			s.events[snap.ID] = append(s.events[snap.ID], snap.Pending...)
 		}
 		snap.Pending = nil
-		s.instances[snap.ID] = &snap
+		s.instances[snap.ID] = snap
 		for _, t := range c.Tasks {
 			s.tasks[t.ID] = t
 		}
