@@ -202,6 +202,28 @@ func (x *instance) committed() {
 	x.taskChanges, x.incChanges, x.deadLetters = nil, nil, nil
 }
 
+// idle reports whether the instance waits only for things that arrive as
+// commands naming it (a task completion, a message, an operator): it then
+// leaves the applier's memory, and the next command loads it from the store.
+// This keeps memory and GC work flat however many instances wait.
+func (x *instance) idle() bool {
+	if len(x.timers) > 0 || len(x.held) > 0 || x.status == StatusPaused {
+		return false
+	}
+	for _, s := range x.subs {
+		if s.Timer != nil { // its clock timer must stay stoppable
+			return false
+		}
+	}
+	for _, t := range x.tokens {
+		switch t.status {
+		case TokenJob, TokenRetry, TokenActive:
+			return false
+		}
+	}
+	return true
+}
+
 func (x *instance) discardTimers() {
 	for id, t := range x.timers {
 		t.Stop()

@@ -146,7 +146,7 @@ func (p *partition) commit(ctx context.Context) {
 			inst.committed()
 			p.buffers = append(p.buffers, inst.events)
 			inst.events = nil
-			if inst.status.Done() {
+			if inst.status.Done() || inst.idle() {
 				delete(p.instances, inst.id)
 			}
 		}

@@ -38,7 +38,7 @@ func NewHarness(ctx context.Context, cfg HarnessConfig) (*Harness, error) {
 	}
 	ends := newCompletions()
 	e, err := engine.New(engine.Config{
-		Store:         memstore.New(memstore.WithoutEventLog()),
+		Store:         memstore.New(memstore.WithoutEventLog(), memstore.WithoutFinished()),
 		Unhandled:     engine.JobsNoop,
 		NoStartTimers: true,
 		Partitions:    cfg.Partitions,

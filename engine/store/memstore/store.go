@@ -21,10 +21,11 @@ type Store struct {
 	byRequest   map[string]string // definition key + request id → instance id
 	events      map[string][]engine.Event
 	tasks       map[string]engine.Task
+	taskIDs     map[string][]string // by instance id
 	incidents   map[string]engine.Incident
 	deadLetters map[string]engine.DeadLetter
-	// DropEvents keeps no event log (benchmarks of the engine alone).
-	dropEvents bool
+	dropEvents   bool // keep no event log
+	dropFinished bool // forget instances once they end
 }
 
 // Option configures a Store.
@@ -32,6 +33,11 @@ type Option func(*Store)
 
 // WithoutEventLog keeps no event log: for benchmarks that measure the engine alone.
 func WithoutEventLog() Option { return func(s *Store) { s.dropEvents = true } }
+
+// WithoutFinished forgets an instance (and its tasks) once it has ended: for
+// benchmarks that measure the engine alone, whose memory would otherwise grow
+// with every finished instance.
+func WithoutFinished() Option { return func(s *Store) { s.dropFinished = true } }
 
 // New returns an empty store.
 func New(opts ...Option) *Store {
@@ -41,6 +47,7 @@ func New(opts ...Option) *Store {
 		byRequest:   map[string]string{},
 		events:      map[string][]engine.Event{},
 		tasks:       map[string]engine.Task{},
+		taskIDs:     map[string][]string{},
 		incidents:   map[string]engine.Incident{},
 		deadLetters: map[string]engine.DeadLetter{},
 	}
@@ -159,8 +166,15 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 			s.events[snap.ID] = append(s.events[snap.ID], snap.Pending...)
 		}
 		snap.Pending = nil
+		if s.dropFinished && snap.Status.Done() {
+			s.forget(snap)
+			continue
+		}
 		s.instances[snap.ID] = snap
 		for _, t := range c.Tasks {
+			if _, ok := s.tasks[t.ID]; !ok {
+				s.taskIDs[t.InstanceID] = append(s.taskIDs[t.InstanceID], t.ID)
+			}
 			s.tasks[t.ID] = t
 		}
 		for _, inc := range c.Incidents {
@@ -171,6 +185,19 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 		}
 	}
 	return nil
+}
+
+// forget removes an ended instance and what belongs to it.
+func (s *Store) forget(snap *engine.Snapshot) {
+	delete(s.instances, snap.ID)
+	delete(s.events, snap.ID)
+	if snap.RequestID != "" {
+		delete(s.byRequest, snap.DefinitionKey+"\x00"+snap.RequestID)
+	}
+	for _, id := range s.taskIDs[snap.ID] {
+		delete(s.tasks, id)
+	}
+	delete(s.taskIDs, snap.ID)
 }
 
 func (s *Store) Instance(_ context.Context, id string) (*engine.Snapshot, error) {
