@@ -1,12 +1,15 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/workflowpp/wfpp/engine/model"
 	"github.com/workflowpp/wfpp/engine/queue"
@@ -22,10 +25,23 @@ type jobRun struct {
 	node    *model.Node
 	defKey  string
 	vars    map[string]any
+	settled atomic.Bool // its outcome went back to the applier (a lease may run it twice)
 }
 
-// workerPools runs jobs: one lock-free queue and a pool of workers per
-// executable node, created when the node first gets work.
+// Defaults for the node queues.
+const (
+	// leaseMargin is how long past its timeout a job's lease lasts before the
+	// job is leased to another worker (a worker stuck in a handler that
+	// ignores its context).
+	leaseMargin = 30 * time.Second
+	// leaseAttempts is how many leases a job gets before it is failed as stuck.
+	leaseAttempts = 3
+)
+
+// workerPools runs jobs: one leasing queue (a lock-free ring per priority,
+// leases with a visibility timeout, a concurrency limit and an optional
+// rate limit) and a pool of workers per executable node, created when the
+// node first gets work.
 type workerPools struct {
 	e     *Engine
 	mu    sync.Mutex
@@ -34,7 +50,7 @@ type workerPools struct {
 }
 
 type nodePool struct {
-	q *queue.Queue[*jobRun]
+	q *queue.NodeQueue[*jobRun]
 }
 
 func newWorkerPools(e *Engine) *workerPools {
@@ -45,14 +61,15 @@ func newWorkerPools(e *Engine) *workerPools {
 // ring is full, a goroutine waits for room (backpressure without loss).
 func (w *workerPools) dispatch(j *jobRun) {
 	p := w.pool(j.node)
-	ok, err := p.q.TryPush(j)
+	item := queue.Item[*jobRun]{ID: j.job, Payload: j}
+	ok, err := p.q.TryEnqueue(item)
 	switch {
 	case err != nil:
-		w.e.done() // closed: the engine is stopping; the work resumes after a restart
+		w.e.settle(j, command{kind: cmdJobFailed, err: Permanent(err)})
 	case !ok:
 		go func() {
-			if err := p.q.Push(w.e.ctx, j); err != nil {
-				w.e.done()
+			if err := p.q.Enqueue(w.e.ctx, item); err != nil {
+				w.e.settleQuietly(j) // the engine is stopping; the job runs again after a restart
 			}
 		}()
 	}
@@ -64,9 +81,31 @@ func (w *workerPools) pool(n *model.Node) *nodePool {
 	if p := w.pools[n]; p != nil {
 		return p
 	}
-	p := &nodePool{q: queue.NewQueue[*jobRun](w.e.cfg.NodeQueue)}
+	e := w.e
+	workers := cmp.Or(n.Job.Concurrency, e.cfg.NodeWorkers)
+	timeout := cmp.Or(n.Job.Timeout, e.cfg.JobTimeout)
+	q, err := queue.NewNodeQueue(queue.Config[*jobRun]{
+		Capacity:          e.cfg.NodeQueue,
+		VisibilityTimeout: timeout + leaseMargin,
+		MaxAttempts:       leaseAttempts,
+		Concurrency:       workers,
+		RateLimit:         n.Job.RateLimit,
+		Burst:             max(1, int(n.Job.RateLimit)),
+		DeadLetter: func(item queue.Item[*jobRun], reason error) {
+			e.settle(item.Payload, command{kind: cmdJobFailed, err: Permanent(fmt.Errorf("the job's worker did not finish: %w", reason))})
+		},
+	})
+	if err != nil {
+		panic(fmt.Sprintf("node queue config for %q: %v", n.ID, err)) // the config above is valid by construction
+	}
+	p := &nodePool{q: q}
 	w.pools[n] = p
-	for range w.e.cfg.NodeWorkers {
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		q.Run(e.ctx) // re-queues jobs whose lease ran out
+	}()
+	for range workers {
 		w.wg.Add(1)
 		go func() {
 			defer w.wg.Done()
@@ -78,22 +117,16 @@ func (w *workerPools) pool(n *model.Node) *nodePool {
 
 func (w *workerPools) work(p *nodePool) {
 	for {
-		j, err := p.q.Pop(w.e.ctx)
+		l, err := p.q.Lease(w.e.ctx)
 		if err != nil {
 			return
 		}
-		w.e.runJob(j)
+		w.e.runJob(l.Item.Payload)
+		_ = p.q.Ack(l) // a lease that ran out was re-queued; the second run's result is stale
 	}
 }
 
-func (w *workerPools) close() {
-	w.mu.Lock()
-	for _, p := range w.pools {
-		p.q.Close()
-	}
-	w.mu.Unlock()
-	w.wg.Wait()
-}
+func (w *workerPools) close() { w.wg.Wait() }
 
 // QueueDepths reports how many jobs wait in each node's queue, by element id.
 func (e *Engine) QueueDepths() map[string]int {
@@ -101,14 +134,33 @@ func (e *Engine) QueueDepths() map[string]int {
 	defer e.workers.mu.Unlock()
 	out := make(map[string]int, len(e.workers.pools))
 	for n, p := range e.workers.pools {
-		out[n.ID] += p.q.Len()
+		st := p.q.Stats()
+		for _, d := range st.Depth {
+			out[n.ID] += d
+		}
 	}
 	return out
 }
 
+// settle hands a job's outcome to the applier, once however often it ran.
+func (e *Engine) settle(j *jobRun, c command) {
+	if !j.settled.CompareAndSwap(false, true) {
+		return
+	}
+	c.inst, c.token, c.job = j.inst, j.token, j.job
+	_ = e.submit(e.ctx, c)
+	e.done()
+}
+
+// settleQuietly marks a job settled without an outcome (the engine stops).
+func (e *Engine) settleQuietly(j *jobRun) {
+	if j.settled.CompareAndSwap(false, true) {
+		e.done()
+	}
+}
+
 // runJob does one attempt and hands the outcome back to the applier.
 func (e *Engine) runJob(j *jobRun) {
-	defer e.done()
 	var (
 		vars map[string]any
 		err  error
@@ -122,7 +174,7 @@ func (e *Engine) runJob(j *jobRun) {
 		vars, err = e.work(ctx, j)
 		cancel()
 	}
-	c := command{inst: j.inst, token: j.token, job: j.job, kind: cmdJobDone, vars: vars}
+	c := command{kind: cmdJobDone, vars: vars}
 	if err != nil {
 		c.kind, c.err, c.vars = cmdJobFailed, err, nil
 		var ra *retryAfter
@@ -130,7 +182,7 @@ func (e *Engine) runJob(j *jobRun) {
 			c.after = ra.after
 		}
 	}
-	_ = e.submit(e.ctx, c)
+	e.settle(j, c)
 }
 
 // runsWork reports whether a job has work to run; without (JobsNoop and no

@@ -45,7 +45,23 @@ var wfAttributes = map[string]func(x *extension, v string){
 		}
 		x.n.Retry.Jitter = j
 	},
-	"retryOn":         func(x *extension, v string) { x.n.Retry.RetryOn = splitList(v) },
+	"retryOn": func(x *extension, v string) { x.n.Retry.RetryOn = splitList(v) },
+	"concurrency": func(x *extension, v string) {
+		c, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || c < 1 {
+			x.problem("wf:concurrency %q is not a positive whole number: write how many jobs may run at once, e.g. 4", v)
+			return
+		}
+		x.n.Job.Concurrency = c
+	},
+	"rateLimit": func(x *extension, v string) {
+		r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || !(r > 0) {
+			x.problem("wf:rateLimit %q is not a positive number: write how many jobs may start per second, e.g. 50", v)
+			return
+		}
+		x.n.Job.RateLimit = r
+	},
 	"assignee":        func(x *extension, v string) { x.n.Human.Assignee = v },
 	"candidateUsers":  func(x *extension, v string) { x.n.Human.CandidateUsers = splitList(v) },
 	"candidateGroups": func(x *extension, v string) { x.n.Human.CandidateGroups = splitList(v) },

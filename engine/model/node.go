@@ -53,6 +53,10 @@ type Job struct {
 	Headers    map[string]string
 	Parameters map[string]any // values may hold ${...} templates
 	Timeout    time.Duration  // 0: the engine's default
+	// Concurrency caps how many jobs of this node run at once (0: the
+	// engine's default); RateLimit caps how many start per second (0: none).
+	Concurrency int
+	RateLimit   float64
 }
 
 // Script is the body of a script task.
