@@ -33,7 +33,8 @@ func echo(_ context.Context, job *Job) (map[string]any, error) {
 	return out, nil
 }
 
-// httpHandler runs `http` service tasks. Parameters: url (required), method
+// httpHandler runs `http` service tasks. Its settings come from the task's
+// parameters (JSON DAG) or else its variables (BPMN input mappings): url (required), method
 // (GET), headers (object), body (any JSON value), timeout (Go duration,
 // default 10s), resultVariable (default "response"). The result is
 // {status, headers, body}; a 5xx or a network error fails the attempt (and
@@ -46,6 +47,9 @@ const httpTimeoutDefault = 10 * time.Second
 
 func (h *httpHandler) Handle(ctx context.Context, job *Job) (map[string]any, error) {
 	p := job.Parameters
+	if len(p) == 0 {
+		p = job.Variables
+	}
 	url, _ := p["url"].(string)
 	if url == "" {
 		return nil, Permanent(fmt.Errorf("http task %q: parameter url is required", job.ElementID))
