@@ -25,7 +25,7 @@ func Parse(data []byte) (*model.Definition, error) {
 	if len(data) > MaxSize {
 		return nil, model.Problems{{Message: fmt.Sprintf("the DAG is %d bytes, more than the %d allowed: split it up", len(data), MaxSize)}}
 	}
-	if d := depth(data); d > MaxDepth {
+	if d := model.JSONDepth(data); d > MaxDepth {
 		return nil, model.Problems{{Message: fmt.Sprintf("the DAG nests objects and arrays %d deep, more than the %d allowed: flatten its parameters", d, MaxDepth)}}
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
@@ -191,38 +191,12 @@ func check(wf *Workflow) model.Problems {
 	return probs
 }
 
-// depth returns how deep JSON objects and arrays nest in data, without
-// decoding it.
-func depth(data []byte) int {
-	d, maxD, inString, escaped := 0, 0, false, false
-	for _, c := range data {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			d++
-			maxD = max(maxD, d)
-		case c == '}' || c == ']':
-			d--
-		}
-	}
-	return maxD
-}
 
 // syntaxMessage says where JSON that does not parse goes wrong.
 func syntaxMessage(data []byte, err error) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := position(data, se.Offset)
+		line, col := model.Position(data, se.Offset)
 		return fmt.Sprintf("not valid JSON at line %d, column %d: %v", line, col, se)
 	}
 	var te *json.UnmarshalTypeError
@@ -232,14 +206,3 @@ func syntaxMessage(data []byte, err error) string {
 	return "not valid JSON: " + err.Error()
 }
 
-func position(data []byte, offset int64) (line, col int) {
-	line, col = 1, 1
-	for i := int64(0); i < offset && i < int64(len(data)); i++ {
-		if data[i] == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return line, col
-}

@@ -33,7 +33,7 @@ func Parse(data []byte) (*model.Definition, error) {
 			return nil, model.Problems{{Message: err.Error()}}
 		}
 	}
-	if d := depth(data); d > MaxDepth {
+	if d := model.JSONDepth(data); d > MaxDepth {
 		return nil, model.Problems{{Message: fmt.Sprintf("the graph nests objects and lists %d deep, more than the %d allowed: flatten it", d, MaxDepth)}}
 	}
 	var g Graph
@@ -115,44 +115,12 @@ func jsonValue(v any, level int) (any, error) {
 	return v, nil
 }
 
-// depth returns how deep JSON objects and arrays nest in data, without decoding it.
-func depth(data []byte) int {
-	d, maxD, inString, escaped := 0, 0, false, false
-	for _, c := range data {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			d++
-			maxD = max(maxD, d)
-		case c == '}' || c == ']':
-			d--
-		}
-	}
-	return maxD
-}
 
 // jsonMessage says what is wrong with JSON that does not decode into a Graph.
 func jsonMessage(data []byte, err error) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := 1, 1
-		for i := int64(0); i < se.Offset && i < int64(len(data)); i++ {
-			if data[i] == '\n' {
-				line, col = line+1, 1
-			} else {
-				col++
-			}
-		}
+		line, col := model.Position(data, se.Offset)
 		return fmt.Sprintf("not valid JSON at line %d, column %d: %v", line, col, se)
 	}
 	var te *json.UnmarshalTypeError
