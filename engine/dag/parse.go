@@ -191,7 +191,6 @@ func check(wf *Workflow) model.Problems {
 	return probs
 }
 
-
 // syntaxMessage says where JSON that does not parse goes wrong.
 func syntaxMessage(data []byte, err error) string {
 	var se *json.SyntaxError
@@ -205,4 +204,3 @@ func syntaxMessage(data []byte, err error) string {
 	}
 	return "not valid JSON: " + err.Error()
 }
-

@@ -115,7 +115,6 @@ func jsonValue(v any, level int) (any, error) {
 	return v, nil
 }
 
-
 // jsonMessage says what is wrong with JSON that does not decode into a Graph.
 func jsonMessage(data []byte, err error) string {
 	var se *json.SyntaxError
