@@ -15,15 +15,15 @@ var _ engine.Store = (*Store)(nil)
 
 // Store is an in-memory engine.Store, safe for concurrent use.
 type Store struct {
-	mu          sync.RWMutex
-	defs        map[string][]engine.DefinitionRecord // by key, oldest first
-	instances   map[string]*engine.Snapshot
-	byRequest   map[string]string // definition key + request id → instance id
-	events      map[string][]engine.Event
-	tasks       map[string]engine.Task
-	taskIDs     map[string][]string // by instance id
-	incidents   map[string]engine.Incident
-	deadLetters map[string]engine.DeadLetter
+	mu           sync.RWMutex
+	defs         map[string][]engine.DefinitionRecord // by key, oldest first
+	instances    map[string]*engine.Snapshot
+	byRequest    map[string]string // definition key + request id → instance id
+	events       map[string][]engine.Event
+	tasks        map[string]engine.Task
+	taskIDs      map[string][]string // by instance id
+	incidents    map[string]engine.Incident
+	deadLetters  map[string]engine.DeadLetter
 	dropEvents   bool // keep no event log
 	dropFinished bool // forget instances once they end
 }

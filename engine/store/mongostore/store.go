@@ -22,12 +22,21 @@ var _ engine.Store = (*Store)(nil)
 // Config configures a Store.
 type Config struct {
 	Logger *slog.Logger
+	// SingleWriter says this process is the only one writing the database
+	// (the embedded server, whose data directory is locked to one process).
+	// Commits then replace snapshots by _id alone: the engine's one applier
+	// per instance already orders its changes, and FerretDB runs only a
+	// plain _id filter in SQLite (any other filter scans the collection).
+	// Leave it off for a shared MongoDB, where the (_id, seq) guard stops two
+	// replicas that both think they own an instance.
+	SingleWriter bool
 }
 
 // Store is an engine.Store on a MongoDB database.
 type Store struct {
 	db                                                               *mongo.Database
 	log                                                              *slog.Logger
+	singleWriter                                                     bool
 	defs, instances, requests, events, tasks, incidents, deadLetters *mongo.Collection
 }
 
@@ -37,7 +46,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Store{
-		db: db, log: cfg.Logger,
+		db: db, log: cfg.Logger, singleWriter: cfg.SingleWriter,
 		defs:        db.Collection("definitions"),
 		instances:   db.Collection("instances"),
 		requests:    db.Collection("requests"),
@@ -339,7 +348,7 @@ func (s *Store) Unfinished(ctx context.Context, fn func(*engine.Snapshot) error)
 		}
 		normalizeSnapshot(&snap)
 		// Complete the log: a crash may have come between the snapshot and the events.
-		if err := s.appendEvents(ctx, snap.Pending); err != nil {
+		if err := s.appendEvents(ctx, eventDocs(snap.Pending)); err != nil {
 			return fmt.Errorf("recovering events of %s: %w", snap.ID, err)
 		}
 		snap.Pending = nil
@@ -355,49 +364,114 @@ func (s *Store) Unfinished(ctx context.Context, fn func(*engine.Snapshot) error)
 // then the projections. A change that fails stops the batch; the ones before
 // it stay committed.
 func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
-	for _, c := range b.Changes {
-		if err := s.commit(ctx, c); err != nil {
-			return err
+	if len(b.Changes) == 0 {
+		return nil
+	}
+	// Group commit: one round trip for every snapshot of the batch, one for
+	// their events, one per projection collection touched.
+	committed, conflict, err := s.replaceSnapshots(ctx, b.Changes)
+	if err != nil {
+		return err
+	}
+	var (
+		events               []any
+		tasks, incs, letters []mongo.WriteModel
+	)
+	for _, c := range committed {
+		events = append(events, eventDocs(c.Snapshot.Pending)...)
+		for _, t := range c.Tasks {
+			doc := taskDoc{Task: t, DueSort: noDue}
+			if t.Due != nil {
+				doc.DueSort = t.Due.UTC()
+			}
+			tasks = append(tasks, upsertModel(t.ID, doc))
+		}
+		for _, inc := range c.Incidents {
+			incs = append(incs, upsertModel(inc.ID, inc))
+		}
+		for _, d := range c.DeadLetters {
+			letters = append(letters, upsertModel(d.ID, d))
 		}
 	}
-	return nil
+	if err := s.appendEvents(ctx, events); err != nil {
+		return err
+	}
+	for _, w := range []struct {
+		c      *mongo.Collection
+		models []mongo.WriteModel
+	}{{s.tasks, tasks}, {s.incidents, incs}, {s.deadLetters, letters}} {
+		if len(w.models) == 0 {
+			continue
+		}
+		if _, err := w.c.BulkWrite(ctx, w.models, options.BulkWrite().SetOrdered(false)); err != nil {
+			return mapErr(err, "upserting "+w.c.Name())
+		}
+	}
+	return conflict
 }
 
-func (s *Store) commit(ctx context.Context, c engine.Change) error {
-	snap := c.Snapshot
-	res, err := s.instances.ReplaceOne(ctx, bson.D{{Key: "_id", Value: snap.ID}, {Key: "seq", Value: c.PrevSeq}}, snap)
+// replaceSnapshots writes every change's snapshot, guarded by its previous
+// sequence number unless this is the only writer. It returns the changes that
+// were stored and, when some were not, an error naming them.
+func (s *Store) replaceSnapshots(ctx context.Context, changes []engine.Change) ([]engine.Change, error, error) {
+	models := make([]mongo.WriteModel, len(changes))
+	nonce := bson.NewObjectID().Hex() // tells our writes from a concurrent writer's
+	for i, c := range changes {
+		doc := snapshotDoc{Snapshot: *c.Snapshot, Commit: nonce}
+		models[i] = mongo.NewReplaceOneModel().SetFilter(s.guard(c)).SetReplacement(doc)
+	}
+	res, err := s.instances.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
 	if err != nil {
-		return mapErr(err, "committing instance "+snap.ID)
+		return nil, nil, mapErr(err, "committing instances")
 	}
-	if res.MatchedCount == 0 {
-		n, err := s.instances.CountDocuments(ctx, bson.D{{Key: "_id", Value: snap.ID}})
-		if err != nil {
-			return mapErr(err, "committing instance "+snap.ID)
+	if int(res.MatchedCount) == len(changes) {
+		return changes, nil, nil
+	}
+	// Some guard said no: find out which by what is stored now.
+	var ok []engine.Change
+	var errs []error
+	for _, c := range changes {
+		var cur struct {
+			Commit string `bson:"commit"`
 		}
-		if n == 0 {
-			return fmt.Errorf("instance %s: %w", snap.ID, engine.ErrNotFound)
-		}
-		return fmt.Errorf("instance %s is not at seq %d: %w", snap.ID, c.PrevSeq, engine.ErrConflict)
-	}
-	if err := s.appendEvents(ctx, snap.Pending); err != nil {
-		return fmt.Errorf("appending events of %s: %w", snap.ID, err)
-	}
-	for _, t := range c.Tasks {
-		if err := s.upsertTask(ctx, t); err != nil {
-			return err
-		}
-	}
-	for _, inc := range c.Incidents {
-		if err := s.upsert(ctx, s.incidents, inc.ID, inc); err != nil {
-			return err
-		}
-	}
-	for _, d := range c.DeadLetters {
-		if err := s.upsert(ctx, s.deadLetters, d.ID, d); err != nil {
-			return err
+		err := s.instances.FindOne(ctx, bson.D{{Key: "_id", Value: c.Snapshot.ID}}).Decode(&cur)
+		switch {
+		case errors.Is(err, mongo.ErrNoDocuments):
+			errs = append(errs, fmt.Errorf("instance %s: %w", c.Snapshot.ID, engine.ErrNotFound))
+		case err != nil:
+			return nil, nil, mapErr(err, "checking instance "+c.Snapshot.ID)
+		case cur.Commit == nonce:
+			ok = append(ok, c)
+		default:
+			errs = append(errs, fmt.Errorf("instance %s is not at seq %d: %w", c.Snapshot.ID, c.PrevSeq, engine.ErrConflict))
 		}
 	}
-	return nil
+	return ok, errors.Join(errs...), nil
+}
+
+// snapshotDoc is a stored snapshot with the nonce of the commit that wrote it.
+type snapshotDoc struct {
+	engine.Snapshot `bson:",inline"`
+	Commit          string `bson:"commit"`
+}
+
+func (s *Store) guard(c engine.Change) bson.D {
+	if s.singleWriter {
+		return bson.D{{Key: "_id", Value: c.Snapshot.ID}}
+	}
+	return bson.D{{Key: "_id", Value: c.Snapshot.ID}, {Key: "seq", Value: c.PrevSeq}}
+}
+
+func eventDocs(evs []engine.Event) []any {
+	docs := make([]any, len(evs))
+	for i := range evs {
+		docs[i] = evs[i]
+	}
+	return docs
+}
+
+func upsertModel(id string, doc any) mongo.WriteModel {
+	return mongo.NewReplaceOneModel().SetFilter(bson.D{{Key: "_id", Value: id}}).SetReplacement(doc).SetUpsert(true)
 }
 
 func (s *Store) upsert(ctx context.Context, c *mongo.Collection, id string, doc any) error {
@@ -406,13 +480,9 @@ func (s *Store) upsert(ctx context.Context, c *mongo.Collection, id string, doc 
 }
 
 // appendEvents inserts events into the log, skipping those already there.
-func (s *Store) appendEvents(ctx context.Context, evs []engine.Event) error {
-	if len(evs) == 0 {
+func (s *Store) appendEvents(ctx context.Context, docs []any) error {
+	if len(docs) == 0 {
 		return nil
-	}
-	docs := make([]any, len(evs))
-	for i := range evs {
-		docs[i] = evs[i]
 	}
 	_, err := s.events.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
 	if onlyDuplicates(err) {

@@ -146,3 +146,13 @@ func TestIndexes(t *testing.T) {
 		require.Contains(t, tasks, name)
 	}
 }
+
+// TestConformanceSingleWriter runs the suite with the guard-free commits the
+// embedded server uses.
+func TestConformanceSingleWriter(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) engine.Store {
+		s, err := mongostore.New(t.Context(), embedded.NewTestDatabase(t), mongostore.Config{SingleWriter: true})
+		require.NoError(t, err)
+		return s
+	}, storetest.WithoutSequenceGuard())
+}
