@@ -6,7 +6,7 @@ PKGS := ./...
 GOLANGCI_VERSION := v2.5.0
 TEMPL_VERSION := $(shell $(GO) list -m -f '{{.Version}}' github.com/a-h/templ 2>/dev/null)
 
-.PHONY: help build run test test/race test/short lint generate bench fuzz assets clean
+.PHONY: help build run run/headless test test/race test/short lint generate bench fuzz assets clean
 
 help: ## show this help
 	@grep -E '^[a-zA-Z/_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -14,7 +14,10 @@ help: ## show this help
 build: ## build bin/wfpp
 	$(GO) build -o $(BIN) ./cmd/wfpp
 
-run: build ## run the sample approval process headless and print its outcome
+run: build ## serve on http://localhost:8080 with the embedded store (data in ./data) and the sample process
+	$(BIN) serve
+
+run/headless: build ## run the sample approval process once in memory and print its outcome
 	$(BIN) run testdata/approval.bpmn --vars '{"amount": 1200, "requester": "ada"}' --complete-tasks --task-vars '{"approved": true}'
 
 test: ## run every test with the race detector (installs what the tests need)
