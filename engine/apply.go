@@ -31,6 +31,8 @@ func (x *instance) apply(ctx context.Context, c command) reply {
 		x.timerFired(c.sub)
 	case cmdMessage:
 		err = x.messageArrived(c)
+	case cmdSignal:
+		err = x.signalArrived(c)
 	case cmdCompleteTask:
 		err = x.completeTask(c)
 	case cmdClaimTask:

@@ -45,7 +45,9 @@ func (x *instance) subscribe(t *token, n *model.Node) error {
 		x.emit(EventMessageSubscribed, n, t, map[string]any{"message": name, "correlationKey": key})
 		x.p.effects.subscribe = append(x.p.effects.subscribe, messageSub{name: name, key: key, inst: x.id, sub: sub.ID})
 	case n.Trigger == model.TriggerSignal:
-		return fmt.Errorf("signal events are not supported yet (%q)", n.ID)
+		sub := x.addSubscription(&Subscription{Token: t.id, ElementID: n.ID, Signal: n.SignalName})
+		x.emit(EventSignalSubscribed, n, t, map[string]any{"signal": n.SignalName})
+		x.p.effects.subscribe = append(x.p.effects.subscribe, signalSub(n.SignalName, x.id, sub.ID))
 	default:
 		return fmt.Errorf("%q has nothing to wait for", n.ID)
 	}
@@ -73,6 +75,9 @@ func (x *instance) dropSubscription(s *Subscription) {
 	if s.Message != "" {
 		x.p.effects.forget = append(x.p.effects.forget, messageSub{name: s.Message, key: s.CorrelationKey, inst: x.id, sub: s.ID})
 	}
+	if s.Signal != "" {
+		x.p.effects.forget = append(x.p.effects.forget, signalSub(s.Signal, x.id, s.ID))
+	}
 }
 
 // disarmToken drops every subscription a token holds (its boundary events,
@@ -99,7 +104,7 @@ func (x *instance) subscription(id uint64) *Subscription {
 // armBoundaries arms the timer and message boundary events of an activity.
 func (x *instance) armBoundaries(t *token) {
 	for _, b := range t.node.Boundaries {
-		if b.Trigger == model.TriggerTimer || b.Trigger == model.TriggerMessage {
+		if b.Trigger == model.TriggerTimer || b.Trigger == model.TriggerMessage || b.Trigger == model.TriggerSignal {
 			if err := x.subscribe(t, b); err != nil {
 				x.incidentAt(t, "event", err.Error(), phaseEnter)
 				return

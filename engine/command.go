@@ -20,6 +20,7 @@ const (
 	cmdResolve
 	cmdSetVariables
 	cmdMove
+	cmdSignal
 	cmdLoad // bring a stored instance into its applier (recovery)
 )
 

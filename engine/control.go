@@ -47,6 +47,9 @@ func (x *instance) rearmAll() {
 		if s.Message != "" {
 			x.p.effects.subscribe = append(x.p.effects.subscribe, messageSub{name: s.Message, key: s.CorrelationKey, inst: x.id, sub: s.ID})
 		}
+		if s.Signal != "" {
+			x.p.effects.subscribe = append(x.p.effects.subscribe, signalSub(s.Signal, x.id, s.ID))
+		}
 	}
 	for _, t := range x.tokens {
 		if t.status == TokenJob {

@@ -15,6 +15,7 @@ type effects struct {
 	forget    []messageSub
 	external  []*jobRun
 	unlock    []string // external job keys to drop
+	signals   []string // signals thrown, to broadcast
 }
 
 type timerArm struct {
@@ -54,6 +55,15 @@ func (f *effects) run(e *Engine) {
 		e.busy.Add(1)
 		e.workers.dispatch(j)
 	}
+	for _, name := range f.signals {
+		e.busy.Add(1)
+		go func() {
+			defer e.done()
+			if _, err := e.Signal(e.ctx, name, nil); err != nil {
+				e.cfg.Logger.Error("broadcasting signal", "signal", name, "err", err)
+			}
+		}()
+	}
 }
 
 func (f *effects) discard(*Engine) {}
@@ -70,4 +80,5 @@ func (f *effects) reset() {
 	clear(f.external)
 	f.external = f.external[:0]
 	f.unlock = f.unlock[:0]
+	f.signals = f.signals[:0]
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/workflowpp/wfpp/engine/model"
 )
 
 // Message is a message sent to the engine, matched by name and correlation key.
@@ -97,7 +99,7 @@ func (e *Engine) Correlate(ctx context.Context, m Message) (int, error) {
 	if n > 0 {
 		return n, nil
 	}
-	started, err := e.startByMessage(ctx, m)
+	started, err := e.startByEvent(ctx, model.TriggerMessage, m.Name, m.Variables, m.CorrelationKey)
 	if err != nil {
 		return 0, err
 	}

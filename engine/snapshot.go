@@ -61,6 +61,7 @@ type Subscription struct {
 	Timer          *time.Time `json:"due,omitempty" bson:"due,omitempty"`
 	Repeat         int        `json:"repeat,omitempty" bson:"repeat,omitempty"` // cycles still to come; -1 forever
 	Message        string     `json:"message,omitempty" bson:"message,omitempty"`
+	Signal         string     `json:"signal,omitempty" bson:"signal,omitempty"`
 	CorrelationKey string     `json:"correlationKey,omitempty" bson:"correlation_key,omitempty"`
 }
 

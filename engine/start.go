@@ -101,9 +101,10 @@ func startNode(p *model.Process, id string) (*model.Node, error) {
 	return nil, fmt.Errorf("process %q has no start event", p.ID)
 }
 
-// startByMessage starts the latest enabled version of every definition whose
-// main process has a message start event named m.Name.
-func (e *Engine) startByMessage(ctx context.Context, m Message) (int, error) {
+// startByEvent starts the latest enabled version of every definition whose
+// main process has a start event with the given trigger (message or signal)
+// and name, and returns how many it started.
+func (e *Engine) startByEvent(ctx context.Context, trigger model.Trigger, name string, vars map[string]any, businessKey string) (int, error) {
 	recs, err := e.store.Definitions(ctx)
 	if err != nil {
 		return 0, err
@@ -123,13 +124,12 @@ func (e *Engine) startByMessage(ctx context.Context, m Message) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		proc := dep.def.Main()
-		for _, s := range proc.Starts() {
-			if s.Trigger != model.TriggerMessage || s.Message == nil || s.Message.Name != m.Name {
+		for _, s := range dep.def.Main().Starts() {
+			if s.Trigger != trigger || startName(s) != name {
 				continue
 			}
 			_, _, err := e.Start(ctx, StartRequest{Definition: rec.Key, Version: rec.Version, StartElement: s.ID,
-				Variables: m.Variables, BusinessKey: m.CorrelationKey, Triggered: true})
+				Variables: vars, BusinessKey: businessKey, Triggered: true})
 			if err != nil {
 				return n, err
 			}
@@ -137,6 +137,16 @@ func (e *Engine) startByMessage(ctx context.Context, m Message) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+func startName(s *model.Node) string {
+	if s.Trigger == model.TriggerSignal {
+		return s.SignalName
+	}
+	if s.Message != nil {
+		return s.Message.Name
+	}
+	return ""
 }
 
 // scheduleStarts arms the timer start events of a newly deployed version,

@@ -156,6 +156,10 @@ func (x *instance) end(t *token) {
 		}
 	case model.TriggerError:
 		x.throwError(t, n, n.ErrorCode, n.ErrorMessage)
+	case model.TriggerSignal:
+		x.throwSignal(t, n)
+		x.emit(EventElementCompleted, n, t, nil)
+		x.consume(t)
 	default:
 		x.emit(EventElementCompleted, n, t, nil)
 		x.consume(t)
@@ -165,6 +169,9 @@ func (x *instance) end(t *token) {
 // throw handles an intermediate throw event.
 func (x *instance) throw(t *token) {
 	n := t.node
+	if n.Trigger == model.TriggerSignal {
+		x.throwSignal(t, n)
+	}
 	if n.Trigger != model.TriggerLink {
 		x.leave(t)
 		return

@@ -48,7 +48,7 @@ var incompleteForExecution = []string{
 	"the message event has no message name",
 	"the receive task has no message name",
 	"the timer has no definition",
-	"the signal event has no signalRef",
+	"the signal event has no signal",
 	"a sub-process needs exactly one start event without a trigger, found 0",
 }
 

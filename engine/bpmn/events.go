@@ -41,13 +41,16 @@ func (c *converter) eventDefinition(n *model.Node, d *element) {
 		n.Trigger = model.TriggerLink
 		n.LinkName = d.attr("", "name")
 	case "signalEventDefinition":
-		// The engine does not broadcast signals yet: say so by name rather than
-		// deploy a process that would wait forever.
+		// A signal without a name is still one signal: its id stands in. A
+		// missing signal is the validator's business (executable processes only).
 		n.Trigger = model.TriggerSignal
-		if s := c.signals[ref(d.attr("", "signalRef"))]; s != nil {
-			n.SignalName = cmp.Or(s.attr("", "name"), s.id())
+		if r := d.attr("", "signalRef"); r != "" {
+			if s := c.signals[ref(r)]; s != nil {
+				n.SignalName = cmp.Or(s.attr("", "name"), s.id())
+			} else {
+				c.probs.Add(n.ID, "signalRef %q does not name a signal: define <signal id=%q name=...>", r, ref(r))
+			}
 		}
-		c.probs.Add(n.ID, "a signal %s %s: use a message event instead", n.Kind, unsupportedMarker)
 	default:
 		c.unsupportedChild(n.ID, d)
 	}

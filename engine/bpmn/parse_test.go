@@ -142,12 +142,7 @@ func TestParseNodeKinds(t *testing.T) {
 
 func TestParseEvents(t *testing.T) {
 	t.Parallel()
-	def, probs := parseFile(t, "events.bpmn")
-	// Signal events are parsed but not run yet: exactly they are named as unsupported.
-	require.Len(t, probs, 2)
-	requireProblem(t, probs, "alarmed", "signal boundaryEvent is not supported")
-	requireProblem(t, probs, "waitNameless", "signal intermediateCatchEvent is not supported")
-	p := def.Main()
+	p := valid(t, "events.bpmn")
 	tests := []struct {
 		id    string
 		check func(t *testing.T, n *model.Node)
@@ -476,7 +471,7 @@ func TestParseReferences(t *testing.T) {
 		{"xor", `default flow "nowhere" does not exist`},
 		{"orphan", `attachedToRef "ghost" does not exist`},
 		{"wait", `messageRef "noMessage" does not name a message`},
-		{"signal", `signal intermediateCatchEvent is not supported`},
+		{"signal", `signalRef "noSignal" does not name a signal`},
 		{"fail", `errorRef "noError" does not name an error`},
 	}
 	for _, tt := range tests {

@@ -223,6 +223,10 @@ func (v *validator) trigger(n *Node) {
 		} else {
 			v.expr(n.ID, "correlation key", n.Message.CorrelationKey)
 		}
+	case TriggerSignal:
+		if n.SignalName == "" {
+			v.add(n.ID, "the signal event has no signal: reference one with signalRef")
+		}
 	case TriggerLink:
 		if n.LinkName == "" {
 			v.add(n.ID, "the link event has no name: name the link")

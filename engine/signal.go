@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// Signals are broadcast: every subscription with the signal's name fires,
+// in every instance, and every deployed definition whose main process has a
+// signal start event of that name starts an instance. Subscriptions live in
+// the message index under a name of their own (signalSub).
+
+// signalSub is a signal subscription as the message index keeps it.
+func signalSub(name, inst string, sub uint64) messageSub {
+	return messageSub{name: "\x00signal\x00" + name, inst: inst, sub: sub}
+}
+
+// Signal broadcasts a signal with variables and returns how many instances
+// took it (started ones included). A signal nobody waits for is not an
+// error: it returns 0.
+func (e *Engine) Signal(ctx context.Context, name string, vars map[string]any) (int, error) {
+	if name == "" {
+		return 0, fmt.Errorf("signal has no name: %w", ErrInvalidInput)
+	}
+	n := 0
+	key := signalSub(name, "", 0)
+	for _, s := range e.messages.candidates(key.name, "") {
+		_, err := e.call(ctx, command{kind: cmdSignal, inst: s.inst, text: name, vars: vars})
+		switch {
+		case err == nil:
+			n++
+		case errors.Is(err, ErrNotFound), errors.Is(err, ErrInstanceEnded):
+		default:
+			return n, err
+		}
+	}
+	started, err := e.startByEvent(ctx, model.TriggerSignal, name, vars, "")
+	return n + started, err
+}
+
+// signalArrived fires every subscription of the instance waiting for the signal.
+func (x *instance) signalArrived(c command) error {
+	var subs []*Subscription
+	for _, s := range x.subs {
+		if s.Signal == c.text {
+			subs = append(subs, s)
+		}
+	}
+	if len(subs) == 0 {
+		return fmt.Errorf("nothing in instance %s waits for signal %q: %w", x.id, c.text, ErrNotFound)
+	}
+	for _, s := range subs {
+		if x.subscription(s.ID) == nil {
+			continue // an earlier one in this loop disarmed it (same token)
+		}
+		t := x.token(s.Token)
+		if t == nil {
+			continue
+		}
+		n := x.proc.Node(s.ElementID)
+		x.emit(EventSignalReceived, n, t, map[string]any{"signal": c.text})
+		x.trigger(t, s, n, c.vars)
+	}
+	return nil
+}
+
+// throwSignal broadcasts the signal of a throw or end event once the round
+// that threw it is stored, without holding the applier.
+func (x *instance) throwSignal(t *token, n *model.Node) {
+	x.emit(EventSignalThrown, n, t, map[string]any{"signal": n.SignalName})
+	x.p.effects.signals = append(x.p.effects.signals, n.SignalName)
+}
