@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/workflowpp/wfpp/engine/model"
@@ -20,7 +21,7 @@ func (x *instance) startJob(t *token) {
 	t.local = local
 	t.attempt++
 	t.status = TokenJob
-	if t.attempt == 1 {
+	if t.attempt == 1 && t.outer == 0 {
 		x.armBoundaries(t)
 	}
 	x.emit(EventJobCreated, n, t, x.dep.firstAttempt(n))
@@ -138,6 +139,10 @@ func catchAllErrorBoundary(n *model.Node) *model.Node {
 // token on.
 func (x *instance) finishActivity(t *token, result map[string]any) {
 	n := t.node
+	if t.outer != 0 {
+		x.innerDone(t, result)
+		return
+	}
 	if err := x.outputs(t, n, result); err != nil {
 		x.incidentAt(t, "expression", err.Error(), phaseJob)
 		return
@@ -150,10 +155,13 @@ func (x *instance) finishActivity(t *token, result map[string]any) {
 // inputs evaluates an activity's input mappings into its local variables.
 func (x *instance) inputs(t *token, n *model.Node) (map[string]any, error) {
 	if len(n.Inputs) == 0 {
-		return nil, nil
+		return t.local, nil
 	}
-	local := map[string]any{}
-	vars := x.vars
+	local := maps.Clone(t.local)
+	if local == nil {
+		local = map[string]any{}
+	}
+	vars := x.evalVars(t)
 	for _, m := range n.Inputs {
 		v, err := x.eval(vars, m.Source)
 		if err != nil {

@@ -11,6 +11,9 @@ import (
 // timer or message.
 func (x *instance) catch(t *token, n *model.Node) {
 	t.status = TokenEvent
+	if n.Kind == model.KindReceiveTask && t.outer == 0 {
+		x.armBoundaries(t)
+	}
 	if err := x.subscribe(t, n); err != nil {
 		x.incidentAt(t, "event", err.Error(), phaseEnter)
 	}
@@ -215,6 +218,9 @@ func (x *instance) rearm(t *token, s *Subscription, n *model.Node) {
 // interrupt cancels what the token's activity is doing: its job, task,
 // subscriptions and, for a sub-process, everything inside it.
 func (x *instance) interrupt(t *token) {
+	if t.status == TokenMulti {
+		x.cancelInner(t)
+	}
 	x.disarmToken(t)
 	if t.taskID != "" {
 		x.cancelTask(t)

@@ -43,6 +43,9 @@ const (
 	EventBoundaryTriggered   EventType = "boundary.triggered"
 	EventSubProcessEntered   EventType = "subprocess.entered"
 	EventSubProcessCompleted EventType = "subprocess.completed"
+
+	EventMultiInstanceStarted   EventType = "multiinstance.started"
+	EventMultiInstanceCompleted EventType = "multiinstance.completed"
 )
 
 // Event is one recorded state change of one instance. Seq numbers the events

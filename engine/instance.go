@@ -59,6 +59,7 @@ type token struct {
 	attempt  int    // attempts of the current activity's work, from 1
 	job      uint64 // id of the job run under way; results of any other are stale
 	external bool   // the job waits for an external worker
+	outer    uint64 // an instance of a multi-instance activity: the token waiting for all of them
 	taskID   string
 	due      *time.Time
 	local    map[string]any
@@ -115,7 +116,7 @@ func restoreInstance(p *partition, s *Snapshot) (*instance, error) {
 			return nil, fmt.Errorf("restoring instance %s: element %q is not in the process", s.ID, ts.ElementID)
 		}
 		t := &token{id: ts.ID, node: n, scope: ts.Scope, status: ts.Status, attempt: ts.Attempt,
-			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident}
+			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident, outer: ts.Outer}
 		if ts.Via != "" {
 			t.via = proc.Flow(ts.Via)
 		}
@@ -152,7 +153,7 @@ func (x *instance) snapshot() *Snapshot {
 	s.Tokens = make([]TokenState, len(x.tokens))
 	for i, t := range x.tokens {
 		ts := TokenState{ID: t.id, ElementID: t.node.ID, Scope: t.scope, Status: t.status,
-			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident}
+			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer}
 		if t.via != nil {
 			ts.Via = t.via.ID
 		}

@@ -42,6 +42,7 @@ type TokenState struct {
 	Due       *time.Time     `json:"due,omitempty" bson:"due,omitempty"` // retry backoff
 	Local     map[string]any `json:"local,omitempty" bson:"local,omitempty"`
 	Incident  string         `json:"incident,omitempty" bson:"incident,omitempty"`
+	Outer     uint64         `json:"outer,omitempty" bson:"outer,omitempty"` // a multi-instance activity's instance: the token waiting for it
 }
 
 // ScopeState is a running embedded sub-process: the token that waits for it

@@ -30,4 +30,5 @@ const (
 	TokenScope    TokenStatus = "scope"    // waiting for its sub-process to finish
 	TokenIncident TokenStatus = "incident" // stuck until an operator resolves the incident
 	TokenRetry    TokenStatus = "retry"    // waiting for the backoff before the next attempt
+	TokenMulti    TokenStatus = "multi"    // waiting for the instances of its multi-instance activity
 )

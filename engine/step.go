@@ -44,6 +44,10 @@ func (x *instance) goTo(t *token, f *model.Flow) {
 func (x *instance) enter(t *token, n *model.Node, via *model.Flow) {
 	t.node, t.via, t.status, t.attempt = n, via, TokenActive, 0
 	x.emit(EventElementActivated, n, t, nil)
+	if n.Loop != nil && t.outer == 0 {
+		x.enterMultiInstance(t)
+		return
+	}
 	switch n.Kind {
 	case model.KindStartEvent:
 		if n.Trigger == model.TriggerNone || n.Scope.Owner != nil {

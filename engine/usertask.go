@@ -27,7 +27,9 @@ func (x *instance) createTask(t *token) {
 	x.addTask(task)
 	x.taskChanges = append(x.taskChanges, *task)
 	x.emit(EventTaskCreated, n, t, map[string]any{"taskId": task.ID, "assignee": task.Assignee})
-	x.armBoundaries(t)
+	if t.outer == 0 {
+		x.armBoundaries(t)
+	}
 }
 
 func (x *instance) newTask(t *token, n *model.Node) (*Task, error) {

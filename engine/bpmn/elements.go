@@ -181,6 +181,8 @@ func (c *converter) children(n *model.Node, e *element) {
 		switch {
 		case eventDefinitions[name]:
 			defs = append(defs, child)
+		case name == "multiInstanceLoopCharacteristics":
+			c.multiInstance(n, child)
 		case unsupportedChildren[name] != "":
 			c.unsupportedChild(n.ID, child)
 		case ignoredInNode[name]:
@@ -204,7 +206,7 @@ func (c *converter) children(n *model.Node, e *element) {
 // isFlowNodeChild reports whether name is a child of a flow node itself,
 // which a sub-process holds besides its flow elements.
 func isFlowNodeChild(name string) bool {
-	return ignoredInNode[name] || eventDefinitions[name] || unsupportedChildren[name] != ""
+	return ignoredInNode[name] || eventDefinitions[name] || unsupportedChildren[name] != "" || name == "multiInstanceLoopCharacteristics"
 }
 
 // isScopeChild reports whether name is a flow element or another child of a

@@ -387,7 +387,7 @@ func TestParseUnsupported(t *testing.T) {
 		{"tx", "transaction is not supported yet"},
 		{"adhoc", "adHocSubProcess is not supported yet"},
 		{"eventSub", "event sub-process (subProcess triggeredByEvent=\"true\") is not supported yet"},
-		{"multi", "multiInstanceLoopCharacteristics is not supported yet"},
+		{"multi", "multi-instance on a subProcess is not supported"},
 		{"loop", "standardLoopCharacteristics is not supported yet"},
 		{"compensator", "compensation handler (isForCompensation) is not supported yet"},
 		{"compensate", "compensateEventDefinition is not supported yet"},

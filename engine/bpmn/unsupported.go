@@ -46,7 +46,6 @@ var unsupportedChildren = map[string]string{
 	"escalationEventDefinition":        "use an error or a message event",
 	"conditionalEventDefinition":       "use an exclusive gateway, or a message event the condition's producer sends",
 	"cancelEventDefinition":            "cancel events belong to transactions: use an error event",
-	"multiInstanceLoopCharacteristics": "loop over the items with an exclusive gateway and a counter variable",
 	"standardLoopCharacteristics":      "model the loop with an exclusive gateway",
 	"eventDefinitionRef":               "put the event definition inside the event",
 }

@@ -41,6 +41,7 @@ type Node struct {
 	Outputs []Mapping
 	Retry   RetryPolicy
 	Body    *Scope // embedded sub-process
+	Loop    *MultiInstance
 
 	// Attrs keeps format-specific details worth showing (e.g. a DAG actionType).
 	Attrs map[string]string
@@ -110,4 +111,16 @@ func (n *Node) Label() string {
 		return n.Name
 	}
 	return n.ID
+}
+
+// MultiInstance makes an activity run once per item of a collection (or a
+// number of times), all at once or one after another.
+type MultiInstance struct {
+	Sequential       bool
+	Collection       string // expression giving the list of items
+	Element          string // variable each instance sees its item as
+	Cardinality      string // expression giving how many instances, when there is no collection
+	Completion       string // expression: when it holds after an instance completes, the rest are cancelled
+	OutputCollection string // variable that receives the list of outputs, in item order
+	OutputElement    string // expression evaluated per instance for its output
 }

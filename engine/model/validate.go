@@ -254,6 +254,20 @@ func (v *validator) hasLinkCatch(n *Node) bool {
 }
 
 func (v *validator) activity(n *Node) {
+	if n.Loop != nil && n.Loop.Collection == "" && n.Loop.Cardinality == "" {
+		v.add(n.ID, "the multi-instance marker says neither which items nor how many: set an input collection (zeebe:loopCharacteristics inputCollection) or a loopCardinality")
+	}
+	if n.Loop != nil && v.c.Expression != nil {
+		for what, text := range map[string]string{"input collection": n.Loop.Collection, "loop cardinality": n.Loop.Cardinality,
+			"completion condition": n.Loop.Completion, "output element": n.Loop.OutputElement} {
+			if text == "" {
+				continue
+			}
+			if err := v.c.Expression(text); err != nil {
+				v.add(n.ID, "multi-instance %s %q: %v", what, text, err)
+			}
+		}
+	}
 	for _, m := range n.Inputs {
 		v.mapping(n.ID, "input", m)
 	}

@@ -1,0 +1,97 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/workflowpp/wfpp/engine"
+)
+
+// TestMultiInstance: a parallel multi-instance service task runs once per
+// item and collects its outputs in item order; a sequential multi-instance
+// user task creates one task after another, stops early when the completion
+// condition holds, and an interrupting boundary timer cancels it whole.
+func TestMultiInstance(t *testing.T) {
+	t.Parallel()
+	prices := engine.HandlerFunc(func(_ context.Context, j *engine.Job) (map[string]any, error) {
+		item := j.Variables["item"].(map[string]any)
+		qty, err := number(item["qty"]) // numbers come back from expressions as int64 or float64
+		if err != nil {
+			return nil, engine.Permanent(err)
+		}
+		return map[string]any{"price": qty * 10}, nil
+	})
+	vars := func() map[string]any {
+		return map[string]any{
+			"items":     []any{map[string]any{"qty": 1.0}, map[string]any{"qty": 2.0}, map[string]any{"qty": 3.0}},
+			"approvers": []any{"ann", "bob", "cy"},
+		}
+	}
+
+	t.Run("parallel outputs, then sequential tasks to the end", func(t *testing.T) {
+		t.Parallel()
+		h := setup(t)
+		h.e.RegisterHandler("price", prices)
+		inst := h.run("multi_instance", vars())
+		snap := h.requireStatus(inst.ID, engine.StatusWaiting)
+		var got []float64
+		for _, p := range snap.Variables["prices"].([]any) {
+			f, err := number(p)
+			require.NoError(t, err)
+			got = append(got, f)
+		}
+		require.Equal(t, []float64{10, 20, 30}, got, "outputs in item order")
+		require.Equal(t, 3, h.count(inst.ID, engine.EventJobCreated, "price"))
+		for _, who := range []string{"ann", "bob", "cy"} {
+			open := h.tasks(inst.ID, engine.TaskOpen)
+			require.Len(t, open, 1, "sequential: one task at a time")
+			require.Equal(t, who, open[0].Assignee)
+			h.complete(inst.ID, "approve", map[string]any{"rejected": false})
+		}
+		h.requireStatus(inst.ID, engine.StatusCompleted)
+	})
+	t.Run("completion condition stops early", func(t *testing.T) {
+		t.Parallel()
+		h := setup(t)
+		h.e.RegisterHandler("price", prices)
+		inst := h.run("multi_instance", vars())
+		h.complete(inst.ID, "approve", map[string]any{"rejected": true})
+		h.requireStatus(inst.ID, engine.StatusCompleted)
+		require.Equal(t, 1, h.count(inst.ID, engine.EventTaskCreated, "approve"), "bob and cy never got a task")
+	})
+	t.Run("boundary timer cancels every instance", func(t *testing.T) {
+		t.Parallel()
+		h := setup(t)
+		h.e.RegisterHandler("price", prices)
+		inst := h.run("multi_instance", vars())
+		h.complete(inst.ID, "approve", map[string]any{"rejected": false})
+		h.advance(2 * time.Hour)
+		h.requireStatus(inst.ID, engine.StatusCompleted)
+		require.Contains(t, h.elements(inst.ID, engine.EventElementCompleted), "timedOut")
+		require.Empty(t, h.tasks(inst.ID, engine.TaskOpen), "bob's task is cancelled")
+		require.Equal(t, 2, h.count(inst.ID, engine.EventTaskCreated, "approve"))
+	})
+	t.Run("empty collection completes at once", func(t *testing.T) {
+		t.Parallel()
+		h := setup(t)
+		h.e.RegisterHandler("price", prices)
+		inst := h.run("multi_instance", map[string]any{"items": []any{}, "approvers": []any{}})
+		snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+		require.Equal(t, []any{}, snap.Variables["prices"])
+	})
+}
+
+func number(v any) (float64, error) {
+	switch v := v.(type) {
+	case float64:
+		return v, nil
+	case int64:
+		return float64(v), nil
+	case int:
+		return float64(v), nil
+	}
+	return 0, fmt.Errorf("%v (%T) is not a number", v, v)
+}
