@@ -1,0 +1,100 @@
+package cache
+
+import (
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+// Local is where a Source gets this replica's events: the engine.
+type Local interface {
+	Subscribe(x engine.Exporter) (unsubscribe func())
+}
+
+// Source delivers the events of every replica: this one's straight from the
+// local engine, in-process, whether Redis answers or not, and the others'
+// from the events channel (its own published events are skipped there, so
+// none arrives twice). While Redis is down only local events arrive; what
+// other replicas published meanwhile is not replayed.
+type Source struct {
+	c     *Cache
+	local Local
+
+	mu   sync.RWMutex
+	subs map[*func([]engine.Event)]struct{}
+
+	ps    *redis.PubSub
+	done  chan struct{}
+	close sync.Once
+	err   error
+}
+
+// Source starts receiving from the events channel; Close or the cache's
+// Close stops it.
+func (c *Cache) Source(local Local) *Source {
+	s := &Source{c: c, local: local, subs: map[*func([]engine.Event)]struct{}{}, done: make(chan struct{})}
+	s.ps = c.rdb.Subscribe(c.ctx, c.Channel())
+	c.mu.Lock()
+	c.sources[s] = struct{}{}
+	c.mu.Unlock()
+	go s.run()
+	return s
+}
+
+// Subscribe calls fn with each batch of events, local or remote. fn must
+// return quickly (local batches arrive on the engine's applier) and copy the
+// slice if it keeps it.
+func (s *Source) Subscribe(fn func([]engine.Event)) (unsubscribe func()) {
+	key := &fn
+	s.mu.Lock()
+	s.subs[key] = struct{}{}
+	s.mu.Unlock()
+	stopLocal := s.local.Subscribe(engine.ExporterFunc(fn))
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			stopLocal()
+			s.mu.Lock()
+			delete(s.subs, key)
+			s.mu.Unlock()
+		})
+	}
+}
+
+// Close stops receiving from Redis. Local events still reach subscribers
+// until they unsubscribe.
+func (s *Source) Close() error {
+	s.close.Do(func() {
+		s.err = s.ps.Close()
+		<-s.done
+		s.c.mu.Lock()
+		delete(s.c.sources, s)
+		s.c.mu.Unlock()
+	})
+	return s.err
+}
+
+func (s *Source) run() {
+	defer close(s.done)
+	for msg := range s.ps.Channel() {
+		var m message
+		if err := decode([]byte(msg.Payload), &m); err != nil || m.Replica == s.c.cfg.ReplicaID {
+			continue
+		}
+		events, err := untagEvents(m.Events)
+		if err != nil {
+			continue
+		}
+		s.deliver(events)
+	}
+}
+
+func (s *Source) deliver(events []engine.Event) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for fn := range s.subs {
+		(*fn)(events)
+	}
+}

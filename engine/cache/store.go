@@ -1,0 +1,181 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+// Store is an engine.Store that reads definitions, and instances for reads
+// that allow it, through Redis. Everything else goes to the inner store, the
+// source of truth.
+type Store struct {
+	inner engine.Store
+	c     *Cache
+}
+
+var _ engine.Store = (*Store)(nil)
+
+// Store wraps inner. Invalidations go through Redis, so every replica must
+// use the same Config.Prefix.
+func (c *Cache) Store(inner engine.Store) *Store { return &Store{inner: inner, c: c} }
+
+// Inner returns the wrapped store.
+func (s *Store) Inner() engine.Store { return s.inner }
+
+// Cache returns the cache the store reads through.
+func (s *Store) Cache() *Cache { return s.c }
+
+// Health reports the cache's health (see Cache.Health); the server's
+// readiness check finds it on the engine's store.
+func (s *Store) Health() (ok bool, detail string) { return s.c.Health() }
+
+func (s *Store) def(id string) stale     { return stale{s.c.key("def", id), s.c.cfg.DefinitionTTL} }
+func (s *Store) latest(key string) stale { return stale{s.c.key("latest", key), s.c.cfg.LatestTTL} }
+func (s *Store) inst(id string) stale    { return stale{s.c.key("inst", id), s.c.cfg.InstanceTTL} }
+
+type staleKey struct{}
+
+// AllowStale marks a read that may be answered by an instance snapshot up to
+// Config.InstanceTTL old: reads for people (the API, the UI), never for the
+// engine, which must act on the latest commit.
+func AllowStale(ctx context.Context) context.Context {
+	return context.WithValue(ctx, staleKey{}, true)
+}
+
+func (s *Store) staleOK(ctx context.Context) bool {
+	ok, _ := ctx.Value(staleKey{}).(bool)
+	return ok || s.c.cfg.StaleInstanceReads
+}
+
+func (s *Store) SaveDefinition(ctx context.Context, rec engine.DefinitionRecord) (engine.DefinitionRecord, bool, error) {
+	saved, created, err := s.inner.SaveDefinition(ctx, rec)
+	if err == nil && created {
+		// The id may be cached from a store that was wiped and began again.
+		s.c.invalidate(ctx, s.latest(saved.Key), s.def(saved.ID))
+	}
+	return saved, created, err
+}
+
+func (s *Store) Definition(ctx context.Context, key string, version int) (engine.DefinitionRecord, error) {
+	load := func() (engine.DefinitionRecord, error) { return s.inner.Definition(ctx, key, version) }
+	k := s.def(engine.DefinitionID(key, version))
+	if version <= 0 {
+		k = s.latest(key)
+	}
+	return cached(ctx, s.c, k, load, encodeDefinition, decodeDefinition)
+}
+
+func (s *Store) DefinitionByID(ctx context.Context, id string) (engine.DefinitionRecord, error) {
+	return cached(ctx, s.c, s.def(id),
+		func() (engine.DefinitionRecord, error) { return s.inner.DefinitionByID(ctx, id) },
+		encodeDefinition, decodeDefinition)
+}
+
+func (s *Store) Definitions(ctx context.Context) ([]engine.DefinitionRecord, error) {
+	return s.inner.Definitions(ctx)
+}
+
+func (s *Store) SetDefinitionEnabled(ctx context.Context, id string, enabled bool) error {
+	err := s.inner.SetDefinitionEnabled(ctx, id, enabled)
+	keys := []stale{s.def(id)}
+	if i := strings.LastIndexByte(id, ':'); i > 0 {
+		keys = append(keys, s.latest(id[:i]))
+	}
+	s.c.invalidate(ctx, keys...) // also after an error: the write may have happened
+	return err
+}
+
+// CreateInstance does not invalidate: instance ids are new UUIDs.
+func (s *Store) CreateInstance(ctx context.Context, snap *engine.Snapshot) (*engine.Snapshot, error) {
+	return s.inner.CreateInstance(ctx, snap)
+}
+
+// Commit invalidates every changed instance once the inner store has
+// answered, also after an error: part of the batch may have been stored.
+func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
+	keys := make([]stale, 0, len(b.Changes)) // before: the inner store owns the snapshots after
+	for _, ch := range b.Changes {
+		if ch.Snapshot != nil {
+			keys = append(keys, s.inst(ch.Snapshot.ID))
+		}
+	}
+	err := s.inner.Commit(ctx, b)
+	s.c.invalidate(ctx, keys...)
+	return err
+}
+
+// Instance reads through the cache only when ctx allows a stale answer (AllowStale).
+func (s *Store) Instance(ctx context.Context, id string) (*engine.Snapshot, error) {
+	if !s.staleOK(ctx) {
+		return s.inner.Instance(ctx, id)
+	}
+	return cached(ctx, s.c, s.inst(id),
+		func() (*engine.Snapshot, error) { return s.inner.Instance(ctx, id) },
+		encodeSnapshot, decodeSnapshot)
+}
+
+func (s *Store) Instances(ctx context.Context, f engine.InstanceFilter) ([]*engine.Snapshot, string, error) {
+	return s.inner.Instances(ctx, f)
+}
+
+func (s *Store) Unfinished(ctx context.Context, fn func(*engine.Snapshot) error) error {
+	return s.inner.Unfinished(ctx, fn)
+}
+
+func (s *Store) Events(ctx context.Context, instanceID string, after uint64, limit int) ([]engine.Event, error) {
+	return s.inner.Events(ctx, instanceID, after, limit)
+}
+
+func (s *Store) Tasks(ctx context.Context, f engine.TaskFilter) ([]engine.Task, string, error) {
+	return s.inner.Tasks(ctx, f)
+}
+
+func (s *Store) Task(ctx context.Context, id string) (engine.Task, error) {
+	return s.inner.Task(ctx, id)
+}
+
+func (s *Store) Incidents(ctx context.Context, f engine.IncidentFilter) ([]engine.Incident, error) {
+	return s.inner.Incidents(ctx, f)
+}
+
+func (s *Store) DeadLetters(ctx context.Context, f engine.DeadLetterFilter) ([]engine.DeadLetter, error) {
+	return s.inner.DeadLetters(ctx, f)
+}
+
+func (s *Store) DeleteDeadLetter(ctx context.Context, id string) error {
+	return s.inner.DeleteDeadLetter(ctx, id)
+}
+
+// Ping pings the inner store only: without Redis the store still answers.
+func (s *Store) Ping(ctx context.Context) error { return s.inner.Ping(ctx) }
+
+// cached reads key, or loads and fills it. A value that does not decode is
+// treated as a miss and replaced.
+func cached[T any](ctx context.Context, c *Cache, k stale,
+	load func() (T, error), enc func(T) ([]byte, error), dec func([]byte) (T, error),
+) (T, error) {
+	l := c.get(ctx, k.key, k.ttl)
+	if l.hit {
+		if v, err := dec(l.data); err == nil {
+			return v, nil
+		}
+		c.invalidate(ctx, k)
+		l.canFill = false
+	}
+	v, err := load()
+	if err != nil || !l.canFill {
+		return v, err
+	}
+	data, err := enc(v)
+	if err != nil {
+		if !errors.Is(err, errUncacheable) {
+			c.cfg.Logger.Debug("not caching a value that does not encode", "key", k.key, "err", err)
+		}
+		return v, nil
+	}
+	c.fill(ctx, k.key, l, data, k.ttl)
+	return v, nil
+}
