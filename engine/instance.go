@@ -235,7 +235,7 @@ func (x *instance) discardTimers() {
 // emit records an event with the next sequence number.
 func (x *instance) emit(typ EventType, n *model.Node, t *token, detail map[string]any) {
 	x.seq++
-	ev := Event{InstanceID: x.id, Seq: x.seq, Type: typ, Time: x.now, Detail: detail}
+	ev := Event{InstanceID: x.id, Seq: x.seq, Type: typ, Time: x.now, DefinitionID: x.head.DefinitionID, Detail: detail}
 	if n != nil {
 		ev.ElementID = n.ID
 	}
@@ -247,8 +247,8 @@ func (x *instance) emit(typ EventType, n *model.Node, t *token, detail map[strin
 
 func (x *instance) emitFlow(f *model.Flow, t *token) {
 	x.seq++
-	x.events = append(x.events, Event{InstanceID: x.id, Seq: x.seq, Type: EventFlowTaken,
-		Time: x.now, ElementID: f.Source.ID, FlowID: f.ID, TokenID: t.id})
+	x.events = append(x.events, Event{InstanceID: x.id, Seq: x.seq, Type: EventFlowTaken, Time: x.now,
+		DefinitionID: x.head.DefinitionID, ElementID: f.Source.ID, FlowID: f.ID, TokenID: t.id})
 }
 
 func (x *instance) newToken(scope uint64) *token {

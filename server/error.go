@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -72,15 +71,10 @@ func correlationID(c *fiber.Ctx) string {
 }
 
 func (s *Server) handleError(c *fiber.Ctx, err error) error {
+	// Not logged here: observe logs every request once, with its error.
 	e := classify(err)
 	id := correlationID(c)
 	c.Set(CorrelationHeader, id)
-	level := slog.LevelDebug
-	if e.Status >= 500 {
-		level = slog.LevelError
-	}
-	s.log.Log(c.UserContext(), level, "request failed", "method", c.Method(), "path", c.Path(),
-		"status", e.Status, "correlation_id", id, "err", err)
 	return c.Status(e.Status).JSON(Envelope{Error: EnvelopeError{
 		Code: e.Code, Message: e.Message, Details: e.Details, CorrelationID: id, Timestamp: time.Now().UTC(),
 	}})

@@ -19,10 +19,12 @@ type instanceView struct {
 	Tasks     []engine.Task       `json:"tasks"`
 	Incidents []engine.Incident   `json:"incidents"`
 	History   []engine.Event      `json:"history,omitempty"`
+	StatusURL string              `json:"statusUrl"`
 }
 
 func viewOf(s *engine.Snapshot) instanceView {
-	v := instanceView{Snapshot: s, Tokens: s.Tokens, Variables: s.Variables, Tasks: s.Tasks, Incidents: s.Incidents}
+	v := instanceView{Snapshot: s, Tokens: s.Tokens, Variables: s.Variables, Tasks: s.Tasks, Incidents: s.Incidents,
+		StatusURL: statusURL(s.ID)}
 	if v.Tokens == nil {
 		v.Tokens = []engine.TokenState{}
 	}
@@ -68,7 +70,7 @@ func (s *Server) startInstance(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Location("/api/v1/instances/" + snap.ID)
+	c.Location(statusURL(snap.ID))
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated

@@ -3,14 +3,19 @@ package server_test
 import (
 	"testing"
 
+	"github.com/gofiber/fiber/v2/utils"
 	"go.uber.org/goleak"
 )
 
-// fasthttp keeps two goroutines that are not ours to stop: the worker-pool
-// cleaner, which sleeps its idle time before it sees the server stopped, and
-// the process-wide Date header ticker.
+// Goroutines that are not ours to stop: fasthttp's worker-pool cleaner,
+// which sleeps its idle time before it sees the server stopped, fasthttp's
+// process-wide Date header ticker, and fiber's process-wide timestamp ticker
+// that its limiter middleware starts once (started here, so its frames,
+// which differ with -race inlining, need not be named).
 func TestMain(m *testing.M) {
+	utils.StartTimeStampUpdater()
 	goleak.VerifyTestMain(m,
+		goleak.IgnoreCurrent(),
 		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*workerPool).Start.func2"),
 		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.updateServerDate.func1"),
 	)

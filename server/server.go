@@ -18,6 +18,8 @@ const (
 	BodyLimitDefault       = 10 << 20 // 10 MiB
 	RequestTimeoutDefault  = 30 * time.Second
 	ShutdownTimeoutDefault = 10 * time.Second
+	RateLimitDefault       = 1000 // starts and completions per client IP per RateWindow
+	RateWindowDefault      = time.Second
 )
 
 // Config configures a Server. The zero value of each field but Engine means
@@ -28,6 +30,11 @@ type Config struct {
 	BodyLimit       int           // bytes a request body may have
 	RequestTimeout  time.Duration // how long one engine or store call may take
 	ShutdownTimeout time.Duration // how long Listen waits for requests in flight
+	RateLimit       int           // starts and task completions per client IP per RateWindow; negative: no limit
+	RateWindow      time.Duration
+	MessageBuffer   int            // messages with a TTL that may wait for a subscriber
+	Identity        IdentityConfig // users and secrets; zero: the local profile
+	Live            LiveConfig     // the WebSocket endpoint /ws
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -38,6 +45,11 @@ func (c Config) WithDefaults() Config {
 	c.BodyLimit = cmp.Or(c.BodyLimit, BodyLimitDefault)
 	c.RequestTimeout = cmp.Or(c.RequestTimeout, RequestTimeoutDefault)
 	c.ShutdownTimeout = cmp.Or(c.ShutdownTimeout, ShutdownTimeoutDefault)
+	c.RateLimit = cmp.Or(c.RateLimit, RateLimitDefault)
+	c.RateWindow = cmp.Or(c.RateWindow, RateWindowDefault)
+	c.MessageBuffer = cmp.Or(c.MessageBuffer, MessageBufferDefault)
+	c.Identity = c.Identity.WithDefaults()
+	c.Live = c.Live.WithDefaults()
 	return c
 }
 
@@ -49,9 +61,13 @@ func (c Config) validate() error {
 	if c.BodyLimit < 0 {
 		errs = append(errs, fmt.Errorf("server config: BodyLimit must not be negative, got %d", c.BodyLimit))
 	}
-	if c.RequestTimeout < 0 || c.ShutdownTimeout < 0 {
+	if c.MessageBuffer < 0 {
+		errs = append(errs, fmt.Errorf("server config: MessageBuffer must not be negative, got %d", c.MessageBuffer))
+	}
+	if c.RequestTimeout < 0 || c.ShutdownTimeout < 0 || c.RateWindow < 0 {
 		errs = append(errs, errors.New("server config: timeouts must not be negative"))
 	}
+	errs = append(errs, c.Identity.validate(), c.Live.validate())
 	return errors.Join(errs...)
 }
 
@@ -61,6 +77,11 @@ type Server struct {
 	eng *engine.Engine
 	log *slog.Logger
 	app *fiber.App
+
+	metrics     *metrics
+	messages    *messageBuffer
+	unsubscribe []func()
+	hub         *Hub
 }
 
 // New builds a Server and its routes. It does not listen; call Listen or
@@ -80,6 +101,7 @@ func New(cfg Config) (*Server, error) {
 		ReadTimeout:           cfg.RequestTimeout,
 		WriteTimeout:          cfg.RequestTimeout,
 	})
+	s.setup()
 	s.routes()
 	return s, nil
 }
@@ -88,10 +110,12 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) App() *fiber.App { return s.app }
 
 func (s *Server) routes() {
-	s.app.Use(correlate)
+	s.app.Use(s.middleware()...)
+	s.app.Get("/metrics", s.metricsHandler())
 	s.app.Get("/health/live", s.live)
 	s.app.Get("/health/ready", s.ready)
 
+	s.identityRoutes()
 	api := s.app.Group("/api/v1")
 	api.Post("/definitions", s.deploy)
 	api.Post("/instances", s.startInstance)
@@ -102,6 +126,9 @@ func (s *Server) routes() {
 	api.Get("/tasks", s.listTasks)
 	api.Post("/tasks/:id/complete", s.completeTask)
 	api.Post("/messages", s.correlate)
+	s.routesV1(api)
+	s.liveRoutes()
+	s.pageRoutes()
 }
 
 // Listen serves on addr until ctx is done, then shuts down gracefully,
@@ -125,6 +152,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
+	defer s.Close()
 	if err := s.app.ShutdownWithTimeout(s.cfg.ShutdownTimeout); err != nil {
 		return fmt.Errorf("shutting down http server: %w", err)
 	}

@@ -27,6 +27,7 @@ type fixture struct {
 	t     *testing.T
 	srv   *server.Server
 	store *memstore.Store
+	eng   *engine.Engine
 }
 
 func setup(t *testing.T, mods ...func(*server.Config)) *fixture {
@@ -42,7 +43,8 @@ func setup(t *testing.T, mods ...func(*server.Config)) *fixture {
 	}
 	srv, err := server.New(cfg)
 	require.NoError(t, err)
-	return &fixture{t: t, srv: srv, store: store}
+	t.Cleanup(srv.Close)
+	return &fixture{t: t, srv: srv, store: store, eng: eng}
 }
 
 // do sends a request through app.Test and decodes a JSON body into out (if
@@ -67,13 +69,52 @@ func (f *fixture) do(method, path, contentType string, body []byte, out any) *ht
 
 func (f *fixture) json(method, path string, in, out any) *http.Response {
 	f.t.Helper()
+	return f.as(nil, method, path, in, out)
+}
+
+// as sends a JSON request with extra headers (e.g. the acting user) and
+// decodes a JSON response into out (if not nil).
+func (f *fixture) as(headers map[string]string, method, path string, in, out any) *http.Response {
+	f.t.Helper()
 	var body []byte
 	if in != nil {
 		var err error
 		body, err = json.Marshal(in)
 		require.NoError(f.t, err)
 	}
-	return f.do(method, path, "application/json", body, out)
+	req := httptest.NewRequest(method, path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := f.srv.App().Test(req, -1)
+	require.NoError(f.t, err)
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(f.t, err)
+	require.NoError(f.t, resp.Body.Close())
+	if out != nil {
+		require.NoError(f.t, json.Unmarshal(data, out), "body: %s", data)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	return resp
+}
+
+// deploy deploys a BPMN file from testdata and returns its version.
+func (f *fixture) deploy(file string) int {
+	f.t.Helper()
+	src, err := os.ReadFile(file)
+	require.NoError(f.t, err)
+	return f.deploySource(src)
+}
+
+func (f *fixture) deploySource(src []byte) int {
+	f.t.Helper()
+	var rec struct {
+		Version int `json:"version"`
+	}
+	resp := f.do(http.MethodPost, "/api/v1/definitions", "application/xml", src, &rec)
+	require.Less(f.t, resp.StatusCode, 300)
+	return rec.Version
 }
 
 func (f *fixture) deployApproval() {
@@ -501,3 +542,5 @@ func TestMessageCorrelation(t *testing.T) {
 	final := f.waitStatus(inst.ID, "completed")
 	require.Equal(t, true, final.Variables["paid"])
 }
+
+type serverConfig = server.Config

@@ -1,0 +1,83 @@
+package server
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+func TestRequireRole(t *testing.T) {
+	t.Parallel()
+	users := map[string]*User{
+		"worker":   {Name: "w", Roles: []string{RoleWorker}},
+		"operator": {Name: "o", Roles: []string{RoleOperator}},
+		"admin":    {Name: "a", Roles: []string{RoleAdmin}},
+	}
+	app := fiber.New(fiber.Config{ErrorHandler: (&Server{log: nil}).envelopeOnly})
+	app.Use(func(c *fiber.Ctx) error {
+		if u := users[c.Get("X-Test-User")]; u != nil {
+			c.Locals(localUser, u)
+		}
+		return c.Next()
+	})
+	app.Post("/cancel", requireRole(RoleOperator), func(c *fiber.Ctx) error { return c.SendStatus(http.StatusNoContent) })
+	for user, want := range map[string]int{"worker": 403, "operator": 204, "admin": 204, "": 401} {
+		req := httptest.NewRequest(http.MethodPost, "/cancel", nil)
+		req.Header.Set("X-Test-User", user)
+		resp, err := app.Test(req, -1)
+		require.NoError(t, err)
+		require.Equal(t, want, resp.StatusCode, user)
+	}
+}
+
+// envelopeOnly writes the status of an error, for tests without a logger.
+func (s *Server) envelopeOnly(c *fiber.Ctx, err error) error {
+	return c.SendStatus(classify(err).Status)
+}
+
+func TestMayWork(t *testing.T) {
+	t.Parallel()
+	alice := &User{Name: "alice", Groups: []string{"managers"}, Roles: []string{RoleWorker}}
+	admin := &User{Name: "root", Roles: []string{RoleAdmin}}
+	for name, tc := range map[string]struct {
+		task engine.Task
+		may  bool
+	}{
+		"assignee":                {engine.Task{Assignee: "alice"}, true},
+		"other assignee":          {engine.Task{Assignee: "bob", CandidateGroups: []string{"managers"}}, false},
+		"candidate group":         {engine.Task{CandidateGroups: []string{"managers"}}, true},
+		"candidate user":          {engine.Task{CandidateUsers: []string{"alice"}}, true},
+		"no match":                {engine.Task{CandidateGroups: []string{"sales"}}, false},
+		"claimed by other, hears": {engine.Task{Assignee: "bob", CandidateUsers: []string{"alice"}}, false},
+	} {
+		require.Equal(t, tc.may, alice.MayWork(&tc.task), name)
+		require.True(t, admin.MayWork(&tc.task), name)
+	}
+	claimed := engine.Task{Assignee: "bob", CandidateUsers: []string{"alice"}}
+	require.True(t, mayHear(alice, &claimed, "claimed"))
+	require.False(t, mayHear(alice, &claimed, "completed"))
+	var nobody *User
+	require.False(t, nobody.MayWork(&claimed))
+	require.False(t, nobody.Has(RoleWorker))
+}
+
+func TestFrameHeader(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 125, 126, 65535, 65536} {
+		f := frame(opText, make([]byte, n))
+		switch {
+		case n <= 125:
+			require.Equal(t, []byte{0x81, byte(n)}, f[:2])
+		case n <= 65535:
+			require.Equal(t, []byte{0x81, 126, byte(n >> 8), byte(n)}, f[:4])
+		default:
+			require.Equal(t, byte(127), f[1])
+			require.Len(t, f, n+10)
+		}
+	}
+}

@@ -1,0 +1,283 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/workflowpp/wfpp/server"
+)
+
+const testJWTSecret = "0123456789abcdef0123456789abcdef-test"
+
+func hash(t *testing.T, password string) string {
+	t.Helper()
+	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+	require.NoError(t, err)
+	return string(h)
+}
+
+func identityConfig(t *testing.T) server.IdentityConfig {
+	return server.IdentityConfig{
+		JWTSecret: testJWTSecret,
+		Users: []server.UserConfig{
+			{Name: "alice", Password: hash(t, "alice-pw"), Groups: []string{"managers"}, Roles: []string{server.RoleWorker}},
+			{Name: "olga", Password: hash(t, "olga-pw"), Groups: []string{"ops"}, Roles: []string{server.RoleOperator}},
+		},
+	}
+}
+
+func signToken(t *testing.T, method jwt.SigningMethod, key any, claims jwt.MapClaims) string {
+	t.Helper()
+	s, err := jwt.NewWithClaims(method, claims).SignedString(key)
+	require.NoError(t, err)
+	return s
+}
+
+func bearer(t *testing.T, sub string, groups []string, ttl time.Duration) http.Header {
+	h := http.Header{}
+	h.Set("Authorization", "Bearer "+signToken(t, jwt.SigningMethodHS256, []byte(testJWTSecret),
+		jwt.MapClaims{"sub": sub, "groups": groups, "exp": time.Now().Add(ttl).Unix()}))
+	return h
+}
+
+// authFixture sends requests through app.Test with a cookie jar of one.
+type authFixture struct {
+	t       *testing.T
+	srv     *server.Server
+	cookies map[string]string
+}
+
+func setupAuth(t *testing.T, id server.IdentityConfig) *authFixture {
+	f := setup(t, func(c *server.Config) { c.Identity = id })
+	return &authFixture{t: t, srv: f.srv, cookies: map[string]string{}}
+}
+
+func (f *authFixture) do(method, path string, header http.Header, body string) (*http.Response, []byte) {
+	f.t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	for k, v := range f.cookies {
+		req.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	resp, err := f.srv.App().Test(req, -1)
+	require.NoError(f.t, err)
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(f.t, err)
+	for _, c := range resp.Cookies() {
+		if c.MaxAge < 0 || c.Value == "" {
+			delete(f.cookies, c.Name)
+		} else {
+			f.cookies[c.Name] = c.Value
+		}
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	return resp, data
+}
+
+func (f *authFixture) me(header http.Header) (int, server.User) {
+	f.t.Helper()
+	resp, data := f.do(http.MethodGet, "/api/v1/me", header, "")
+	var u server.User
+	if resp.StatusCode == http.StatusOK {
+		require.NoError(f.t, json.Unmarshal(data, &u), "%s", data)
+	} else {
+		requireEnvelope(f.t, resp, resp.StatusCode, "unauthorized")
+	}
+	return resp.StatusCode, u
+}
+
+func TestLocalProfile(t *testing.T) {
+	t.Parallel()
+	f := setupAuth(t, server.IdentityConfig{})
+	status, u := f.me(nil)
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, "demo", u.Name)
+	require.True(t, u.Local)
+	require.True(t, u.Has(server.RoleAdmin))
+	require.Equal(t, []string{"managers", "demo"}, u.Groups)
+	require.Contains(t, server.IdentityConfig{}.Describe(), "LOCAL PROFILE")
+
+	// API writes without credentials need no CSRF token, unless the browser
+	// says they come from another site.
+	resp, _ := f.do(http.MethodPost, "/api/v1/messages", http.Header{"Content-Type": {"application/json"}}, `{"name":"x"}`)
+	require.NotEqual(t, http.StatusForbidden, resp.StatusCode)
+	resp, _ = f.do(http.MethodPost, "/api/v1/messages", http.Header{"Content-Type": {"application/json"}, "Sec-Fetch-Site": {"cross-site"}}, `{"name":"x"}`)
+	requireEnvelope(t, resp, http.StatusForbidden, "forbidden")
+
+	// The demo admin logs in on the page without a password.
+	resp, _ = f.do(http.MethodPost, "/login", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, "name=&password=")
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.NotEmpty(t, f.cookies[server.SessionCookie])
+}
+
+func TestBearerToken(t *testing.T) {
+	t.Parallel()
+	f := setupAuth(t, identityConfig(t))
+	status, u := f.me(bearer(t, "carol", []string{"sales"}, time.Hour))
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, "carol", u.Name)
+	require.Equal(t, []string{"sales"}, u.Groups)
+	require.Equal(t, []string{server.RoleWorker}, u.Roles, "unknown sub without roles claim: worker")
+	require.False(t, u.Local)
+
+	status, u = f.me(bearer(t, "olga", nil, time.Hour))
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, []string{server.RoleOperator}, u.Roles, "configured roles of sub")
+
+	withRoles := signToken(t, jwt.SigningMethodHS256, []byte(testJWTSecret), jwt.MapClaims{"sub": "dan", "groups": []string{}, "roles": []string{"designer"}})
+	status, u = f.me(http.Header{"Authorization": {"Bearer " + withRoles}})
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, []string{server.RoleDesigner}, u.Roles)
+
+	for name, h := range map[string]http.Header{
+		"expired":      bearer(t, "alice", nil, -time.Hour),
+		"bad secret":   {"Authorization": {"Bearer " + signToken(t, jwt.SigningMethodHS256, []byte("another-secret-another-secret-xx"), jwt.MapClaims{"sub": "alice"})}},
+		"HS512":        {"Authorization": {"Bearer " + signToken(t, jwt.SigningMethodHS512, []byte(testJWTSecret), jwt.MapClaims{"sub": "alice"})}},
+		"no sub":       {"Authorization": {"Bearer " + signToken(t, jwt.SigningMethodHS256, []byte(testJWTSecret), jwt.MapClaims{"groups": []string{"x"}})}},
+		"unknown role": {"Authorization": {"Bearer " + signToken(t, jwt.SigningMethodHS256, []byte(testJWTSecret), jwt.MapClaims{"sub": "x", "roles": []string{"root"}})}},
+		"garbage":      {"Authorization": {"Bearer abc.def.ghi"}},
+		"basic":        {"Authorization": {"Basic YWxpY2U6eA=="}},
+		"nothing":      nil,
+	} {
+		status, _ := f.me(h)
+		require.Equal(t, http.StatusUnauthorized, status, name)
+	}
+}
+
+func TestSessionLoginLogout(t *testing.T) {
+	t.Parallel()
+	f := setupAuth(t, identityConfig(t))
+	form := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}
+
+	resp, _ := f.do(http.MethodPost, "/login", form, "name=alice&password=wrong&next=/inbox")
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "/login?error=invalid&next=%2Finbox", resp.Header.Get("Location"))
+	require.Empty(t, f.cookies[server.SessionCookie])
+	resp, _ = f.do(http.MethodPost, "/login", http.Header{"Content-Type": {"application/json"}}, `{"name":"nobody","password":"x"}`)
+	requireEnvelope(t, resp, http.StatusUnauthorized, "unauthorized")
+
+	resp, _ = f.do(http.MethodPost, "/login", form, "name=alice&password=alice-pw&next="+url.QueryEscape("//evil.example"))
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "/", resp.Header.Get("Location"), "next stays on this site")
+	var session *http.Cookie
+	for _, c := range resp.Cookies() {
+		if c.Name == server.SessionCookie {
+			session = c
+		}
+	}
+	require.NotNil(t, session)
+	require.True(t, session.HttpOnly)
+	require.Equal(t, http.SameSiteLaxMode, session.SameSite)
+	require.NotEmpty(t, f.cookies[server.CSRFCookie])
+
+	status, u := f.me(nil)
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, "alice", u.Name)
+	require.Equal(t, "session", u.Via)
+
+	// A tampered cookie is no session.
+	good := f.cookies[server.SessionCookie]
+	f.cookies[server.SessionCookie] = strings.Replace(good, good[:4], "Ym9i", 1) // "bob"
+	status, _ = f.me(nil)
+	require.Equal(t, http.StatusUnauthorized, status)
+	f.cookies[server.SessionCookie] = good
+
+	// Logout is a cookie-authenticated write: it needs the CSRF token.
+	resp, _ = f.do(http.MethodPost, "/logout", nil, "")
+	requireEnvelope(t, resp, http.StatusForbidden, "forbidden")
+	resp, _ = f.do(http.MethodPost, "/logout", http.Header{server.CSRFHeader: {f.cookies[server.CSRFCookie]}}, "")
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	status, _ = f.me(nil)
+	require.Equal(t, http.StatusUnauthorized, status)
+}
+
+func TestCSRF(t *testing.T) {
+	t.Parallel()
+	f := setupAuth(t, identityConfig(t))
+	resp, _ := f.do(http.MethodPost, "/login", http.Header{"Content-Type": {"application/json"}}, `{"name":"alice","password":"alice-pw"}`)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	token := f.cookies[server.CSRFCookie]
+	require.NotEmpty(t, token)
+	jsonCT := http.Header{"Content-Type": {"application/json"}}
+	body := `{"name":"nothing-waits"}`
+
+	resp, _ = f.do(http.MethodPost, "/api/v1/messages", jsonCT, body)
+	requireEnvelope(t, resp, http.StatusForbidden, "forbidden")
+	resp, _ = f.do(http.MethodPost, "/api/v1/messages", http.Header{"Content-Type": {"application/json"}, server.CSRFHeader: {"wrong"}}, body)
+	requireEnvelope(t, resp, http.StatusForbidden, "forbidden")
+	resp, _ = f.do(http.MethodPost, "/api/v1/messages", http.Header{"Content-Type": {"application/json"}, server.CSRFHeader: {token}}, body)
+	require.NotEqual(t, http.StatusForbidden, resp.StatusCode)
+	// The form field does as well as the header.
+	resp, _ = f.do(http.MethodPost, "/logout", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, server.CSRFField+"="+token)
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+
+	// Bearer requests are exempt.
+	resp, _ = f.do(http.MethodPost, "/api/v1/messages", mergeHeader(jsonCT, bearer(t, "alice", nil, time.Hour)), body)
+	require.NotEqual(t, http.StatusForbidden, resp.StatusCode)
+}
+
+func mergeHeader(hs ...http.Header) http.Header {
+	out := http.Header{}
+	for _, h := range hs {
+		for k, v := range h {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func TestLoadIdentity(t *testing.T) {
+	t.Parallel()
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+	c, err := server.LoadIdentity(env(nil))
+	require.NoError(t, err)
+	require.True(t, c.Local)
+
+	h := hash(t, "pw")
+	c, err = server.LoadIdentity(env(map[string]string{
+		server.EnvUsers:     "ann:" + h + ":managers,ops:operator;ben:" + h,
+		server.EnvJWTSecret: testJWTSecret,
+	}))
+	require.NoError(t, err)
+	require.False(t, c.Local)
+	require.Equal(t, []server.UserConfig{
+		{Name: "ann", Password: h, Groups: []string{"managers", "ops"}, Roles: []string{"operator"}},
+		{Name: "ben", Password: h},
+	}, c.Users)
+	require.Contains(t, c.Describe(), "2 configured users")
+	require.NotContains(t, c.Describe(), "LOCAL")
+
+	path := filepath.Join(t.TempDir(), "identity.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("jwtSecret: "+testJWTSecret+"\nusers:\n  - name: cy\n    password: '"+h+"'\n    roles: [designer]\n"), 0o600))
+	c, err = server.LoadIdentity(env(map[string]string{server.EnvIdentityFile: path}))
+	require.NoError(t, err)
+	require.Equal(t, "cy", c.Users[0].Name)
+
+	for name, vars := range map[string]map[string]string{
+		"plain password": {server.EnvUsers: "ann:secret"},
+		"unknown role":   {server.EnvUsers: "ann:" + h + "::root"},
+		"short secret":   {server.EnvJWTSecret: "short"},
+		"missing file":   {server.EnvIdentityFile: filepath.Join(t.TempDir(), "none.yaml")},
+	} {
+		_, err := server.LoadIdentity(env(vars))
+		require.Error(t, err, name)
+	}
+	_, err = server.New(server.Config{Engine: nil, Identity: server.IdentityConfig{Users: []server.UserConfig{{Name: "x", Password: "plain"}}}})
+	require.ErrorContains(t, err, "bcrypt")
+}

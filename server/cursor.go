@@ -1,0 +1,65 @@
+package server
+
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// Page sizes of every list: ?limit= defaults to PageDefault and may not
+// exceed PageMax.
+const (
+	PageDefault = 50
+	PageMax     = 500
+
+	TaskPageDefault = PageDefault
+	TaskPageMax     = PageMax
+)
+
+// listPage is the body of every list response; next is the cursor of the
+// following page, absent on the last one.
+type listPage[T any] struct {
+	Items []T    `json:"items"`
+	Next  string `json:"next,omitempty"`
+}
+
+func newListPage[T any](items []T, next string) listPage[T] {
+	if items == nil {
+		items = []T{}
+	}
+	return listPage[T]{Items: items, Next: next}
+}
+
+// limitOf reads ?limit=.
+func limitOf(c *fiber.Ctx) (int, error) {
+	l := c.Query("limit")
+	if l == "" {
+		return PageDefault, nil
+	}
+	n, err := strconv.Atoi(l)
+	if err != nil || n < 1 || n > PageMax {
+		return 0, badRequest("query parameter \"limit\" is %q: use a number from 1 to %d", l, PageMax)
+	}
+	return n, nil
+}
+
+// paginate returns the items after the one whose key is cursor, at most
+// limit, and the cursor of the next page. items must be sorted; after says
+// whether an item's key sorts after the cursor, so a cursor whose item is
+// gone still pages on.
+func paginate[T any](items []T, cursor string, limit int, key func(T) string, after func(k, cursor string) bool) ([]T, string) {
+	if cursor != "" {
+		i := 0
+		for i < len(items) && !after(key(items[i]), cursor) {
+			i++
+		}
+		items = items[i:]
+	}
+	if len(items) <= limit {
+		return items, ""
+	}
+	return items[:limit], key(items[limit-1])
+}
+
+func ascending(k, cursor string) bool  { return k > cursor }
+func descending(k, cursor string) bool { return k < cursor }

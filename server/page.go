@@ -1,0 +1,110 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/workflowpp/wfpp/web"
+)
+
+// PageSizeDefault is how many rows a page's list shows.
+const PageSizeDefault = 50
+
+// pageCSP keeps pages to their own scripts: even a label that slipped
+// through escaping could not run. bpmn-js and form-js set inline styles.
+const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data:; font-src 'self' data:; connect-src 'self' ws: wss:; " +
+	"object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+
+// pageRoutes registers the web app: pages, their helper endpoints under /ui
+// and the static files.
+func (s *Server) pageRoutes() {
+	sf, err := pageStaticFS()
+	if err != nil {
+		// The files are embedded: failing here is a broken build.
+		panic("reading embedded static files: " + err.Error())
+	}
+	s.app.Get("/static/*", sf.serve)
+	s.app.Post("/api/v1/definitions/validate", s.pageValidate)
+
+	s.app.Get("/", func(c *fiber.Ctx) error { return c.Redirect("/inbox", http.StatusFound) })
+	s.app.Get("/designer", s.page(s.designerPage))
+	s.app.Get("/designer/:key", s.page(s.designerPage))
+	s.app.Get("/definitions", s.page(s.definitionsPage))
+	s.app.Get("/definitions/:key", s.page(s.definitionPage))
+	s.app.Get("/instances", s.page(s.instancesPage))
+	s.app.Get("/instances/:id", s.page(s.monitorPage))
+	s.app.Get("/inbox", s.page(s.inboxPage))
+	s.app.Get("/incidents", s.page(s.incidentsPage))
+
+	ui := s.app.Group("/ui", requireUser)
+	ui.Get("/inbox", s.inboxFragment)
+	ui.Get("/instances", s.instancesFragment)
+	ui.Get("/definitions/:key/:version/source", s.pageDefinitionSource)
+	ui.Get("/definitions/:key/:version/heatmap", s.pageHeatmap)
+	ui.Post("/definitions/:id/enable", s.pageSetEnabled(true))
+	ui.Post("/definitions/:id/disable", s.pageSetEnabled(false))
+	ui.Get("/tasks/:id", s.uiTask)
+	ui.Post("/tasks/:id/claim", s.uiClaim)
+	ui.Post("/tasks/:id/release", s.uiRelease)
+	ui.Post("/tasks/:id/complete", s.uiComplete)
+	ui.Post("/instances/:id/incidents/:incident/retry", s.uiRetry)
+	ui.Post("/deadletters/:id/replay", s.uiReplay)
+	ui.Delete("/deadletters/:id", s.uiDeleteDeadLetter)
+}
+
+// page wraps a page handler: its errors become an HTML page in words, not
+// the API's JSON envelope.
+func (s *Server) page(h fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		c.Set("Content-Security-Policy", pageCSP)
+		c.Set("X-Content-Type-Options", "nosniff")
+		c.Set(fiber.HeaderCacheControl, "no-store")
+		if CurrentUser(c) == nil {
+			return c.Redirect("/login?next="+url.QueryEscape(c.OriginalURL()), http.StatusSeeOther)
+		}
+		err := h(c)
+		if err == nil {
+			return nil
+		}
+		e := classify(err)
+		if e.Status >= 500 {
+			s.log.Error("page failed", "path", c.Path(), "correlation_id", correlationID(c), "err", err)
+		}
+		c.Status(e.Status)
+		return renderPage(c, web.ErrorPage(s.pageInfo(c, "Error", ""), e.Status, e.Message))
+	}
+}
+
+// render writes a component as the HTML response.
+func renderPage(c *fiber.Ctx, comp templ.Component) error {
+	c.Type("html", "utf-8")
+	return comp.Render(c.UserContext(), c.Response().BodyWriter())
+}
+
+// pageInfo is the layout data of a page.
+func (s *Server) pageInfo(c *fiber.Ctx, title, active string, styles ...string) web.Page {
+	u, local, _ := pageUser(c)
+	return web.Page{Title: title, Active: active, User: u, Local: local, Styles: styles,
+		CSRF: CSRFToken(c), CSRFField: CSRFField}
+}
+
+// pagePager builds the pager of a list page from its request.
+func pagePager(c *fiber.Ctx, path string, q url.Values, next string, shown int) web.Pager {
+	return web.Pager{Path: path, Query: q, Next: next, Prev: c.Query("cursor") != "", Shown: shown}
+}
+
+// pageOffset pages a list the store returns whole: the cursor is the offset.
+func pageOffset(c *fiber.Ctx, n, size int) (lo, hi int, next string) {
+	lo, _ = strconv.Atoi(c.Query("cursor"))
+	lo = min(max(lo, 0), n)
+	hi = min(lo+size, n)
+	if hi < n {
+		next = strconv.Itoa(hi)
+	}
+	return lo, hi, next
+}

@@ -1,0 +1,230 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/web"
+)
+
+// inboxScanPage is how many tasks one store call reads while a filter the
+// store does not know (process, overdue) picks a page's rows.
+const inboxScanPage = 200
+
+// inboxPage is GET /inbox.
+func (s *Server) inboxPage(c *fiber.Ctx) error {
+	d, err := s.pageInboxData(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	defs, err := s.eng.Store().Definitions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, rec := range defs {
+		if !slices.Contains(d.Processes, rec.Key) {
+			d.Processes = append(d.Processes, rec.Key)
+		}
+	}
+	slices.Sort(d.Processes)
+	p := s.pageInfo(c, "Inbox", "inbox", "form-js/form-js.css")
+	p.Module = "inbox.js"
+	return renderPage(c, web.InboxPage(p, d))
+}
+
+// inboxFragment is GET /ui/inbox: the list alone, for live refresh.
+func (s *Server) inboxFragment(c *fiber.Ctx) error {
+	d, err := s.pageInboxData(c)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return renderPage(c, web.InboxList(d))
+}
+
+func (s *Server) pageInboxData(c *fiber.Ctx) (web.InboxData, error) {
+	u, _, _ := pageUser(c)
+	d := web.InboxData{Filter: c.Query("filter", "all"), Process: c.Query("process"), Sort: c.Query("sort", "priority")}
+	f := engine.TaskFilter{Status: engine.TaskOpen, Cursor: c.Query("cursor"), Limit: inboxScanPage}
+	switch d.Filter {
+	case "mine":
+		f.Assignee = u.Name
+		d.Description = "Tasks assigned to you."
+	case "groups":
+		f.Groups = u.Groups
+		d.Description = "Unassigned tasks for your groups (" + strings.Join(u.Groups, ", ") + ")."
+	case "all", "overdue":
+		if !pageIsAdmin(u) {
+			f.User, f.Groups = u.Name, u.Groups
+		}
+		d.Description = "Every open task you may see."
+		if d.Filter == "overdue" {
+			d.Description = "Open tasks past their due date."
+		}
+	default:
+		return d, badRequest("filter %q is unknown: use mine, groups, all or overdue", d.Filter)
+	}
+	now := time.Now()
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	var next string
+scan:
+	for {
+		page, more, err := s.eng.Store().Tasks(ctx, f)
+		if err != nil {
+			return d, err
+		}
+		for _, t := range page {
+			if len(d.Tasks) == PageSizeDefault {
+				next = d.Tasks[len(d.Tasks)-1].ID
+				break scan
+			}
+			overdue := t.Due != nil && t.Due.Before(now)
+			if (d.Process != "" && t.DefinitionKey != d.Process) || (d.Filter == "overdue" && !overdue) {
+				continue
+			}
+			d.Tasks = append(d.Tasks, pageTaskRow(t, u, overdue))
+		}
+		if more == "" {
+			break
+		}
+		f.Cursor = more
+	}
+	if d.Sort == "due" {
+		slices.SortStableFunc(d.Tasks, func(a, b web.TaskRow) int {
+			switch {
+			case a.Due == nil && b.Due == nil:
+				return 0
+			case a.Due == nil:
+				return 1
+			case b.Due == nil:
+				return -1
+			}
+			return a.Due.Compare(*b.Due)
+		})
+	}
+	q := url.Values{"filter": {d.Filter}, "sort": {d.Sort}}
+	if d.Process != "" {
+		q.Set("process", d.Process)
+	}
+	d.Pager = pagePager(c, "/inbox", q, next, len(d.Tasks))
+	return d, nil
+}
+
+func pageTaskRow(t engine.Task, u web.User, overdue bool) web.TaskRow {
+	return web.TaskRow{
+		ID: t.ID, Name: pageOr(t.Name, t.ElementID), Definition: t.DefinitionKey, InstanceID: t.InstanceID,
+		ElementID: t.ElementID, Assignee: t.Assignee, Priority: t.Priority, Due: t.Due, Overdue: overdue,
+		Created: t.Created, Mine: t.Assignee != "" && t.Assignee == u.Name,
+		Candidates: strings.Join(slices.Concat(t.CandidateUsers, t.CandidateGroups), ", "),
+	}
+}
+
+func pageOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func (s *Server) pageVisibleTask(c *fiber.Ctx) (engine.Task, web.User, error) {
+	u, _, _ := pageUser(c)
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	t, err := s.eng.Store().Task(ctx, c.Params("id"))
+	if err != nil {
+		return t, u, err
+	}
+	if !CurrentUser(c).MayWork(&t) {
+		return t, u, &Error{Status: http.StatusForbidden, Code: "forbidden",
+			Message: "task " + t.ID + " is for other users or groups: ask its assignee or an admin"}
+	}
+	return t, u, nil
+}
+
+// uiTask is GET /ui/tasks/:id: the task the inbox opens.
+func (s *Server) uiTask(c *fiber.Ctx) error {
+	t, _, err := s.pageVisibleTask(c)
+	if err != nil {
+		return err
+	}
+	if t.Variables == nil {
+		// The engine keeps no copy with the task: the form starts from the
+		// instance's variables as they are now.
+		ctx, cancel := s.ctx(c)
+		defer cancel()
+		if snap, err := s.eng.Instance(ctx, t.InstanceID); err == nil {
+			t.Variables = snap.Variables
+		}
+	}
+	if t.CandidateUsers == nil {
+		t.CandidateUsers = []string{}
+	}
+	if t.CandidateGroups == nil {
+		t.CandidateGroups = []string{}
+	}
+	return c.JSON(t)
+}
+
+func (s *Server) uiClaim(c *fiber.Ctx) error {
+	t, u, err := s.pageVisibleTask(c)
+	if err != nil {
+		return err
+	}
+	if t.Assignee != "" && t.Assignee != u.Name && !pageIsAdmin(u) {
+		return &Error{Status: http.StatusConflict, Code: "claimed", Message: "task is already claimed by " + t.Assignee}
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	task, err := s.eng.ClaimTask(ctx, t.ID, u.Name)
+	if err != nil {
+		return err
+	}
+	return c.JSON(task)
+}
+
+func (s *Server) uiRelease(c *fiber.Ctx) error {
+	t, u, err := s.pageVisibleTask(c)
+	if err != nil {
+		return err
+	}
+	if t.Assignee != u.Name && !pageIsAdmin(u) {
+		return &Error{Status: http.StatusConflict, Code: "not_yours", Message: "only the assignee or an admin may release the task"}
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	task, err := s.eng.ClaimTask(ctx, t.ID, "")
+	if err != nil {
+		return err
+	}
+	return c.JSON(task)
+}
+
+func (s *Server) uiComplete(c *fiber.Ctx) error {
+	t, u, err := s.pageVisibleTask(c)
+	if err != nil {
+		return err
+	}
+	if t.Assignee != "" && t.Assignee != u.Name && !pageIsAdmin(u) {
+		return &Error{Status: http.StatusConflict, Code: "not_yours", Message: "task is assigned to " + t.Assignee + ": only they may complete it"}
+	}
+	var b completeBody
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	task, err := s.eng.CompleteTask(ctx, t.ID, u.Name, b.Variables)
+	if err != nil {
+		return err
+	}
+	return c.JSON(task)
+}

@@ -1,0 +1,109 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/web"
+)
+
+// DeadLettersPageMax bounds how many dead letters the incidents page reads.
+const DeadLettersPageMax = 5000
+
+// incidentsPage is GET /incidents[?cursor=&dcursor=].
+func (s *Server) incidentsPage(c *fiber.Ctx) error {
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	st := s.eng.Store()
+	incs, err := st.Incidents(ctx, engine.IncidentFilter{Open: true})
+	if err != nil {
+		return err
+	}
+	dls, err := st.DeadLetters(ctx, engine.DeadLetterFilter{Limit: DeadLettersPageMax})
+	if err != nil {
+		return err
+	}
+	var d web.IncidentsData
+	lo, hi, next := pageOffset(c, len(incs), PageSizeDefault)
+	for _, i := range incs[lo:hi] {
+		d.Incidents = append(d.Incidents, web.IncidentRow{ID: i.ID, InstanceID: i.InstanceID, ElementID: i.ElementID,
+			Kind: i.Kind, Message: i.Message, Attempts: i.Attempts, Created: i.Created})
+	}
+	d.IncidentsPager = pagePager(c, "/incidents", url.Values{}, next, hi-lo)
+
+	dlo := min(max(c.QueryInt("dcursor"), 0), len(dls))
+	dhi := min(dlo+PageSizeDefault, len(dls))
+	for _, l := range dls[dlo:dhi] {
+		d.DeadLetters = append(d.DeadLetters, web.DeadLetterRow{ID: l.ID, InstanceID: l.InstanceID, ElementID: l.ElementID,
+			IncidentID: l.IncidentID, JobType: l.JobType, Attempts: l.Attempts, LastError: l.LastError, Errors: l.Errors, Created: l.Created})
+	}
+	d.DeadPager = web.Pager{Path: "/incidents", Query: url.Values{}, Prev: dlo > 0, Shown: dhi - dlo, Param: "dcursor"}
+	if dhi < len(dls) {
+		d.DeadPager.Next = strconv.Itoa(dhi)
+	}
+	p := s.pageInfo(c, "Incidents", "incidents")
+	p.Module = "incidents.js"
+	return renderPage(c, web.IncidentsPage(p, d))
+}
+
+// uiRetry is POST /ui/instances/:id/incidents/:incident/retry.
+func (s *Server) uiRetry(c *fiber.Ctx) error {
+	var b completeBody
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	snap, err := s.eng.ResolveIncident(ctx, c.Params("id"), c.Params("incident"), b.Variables)
+	if err != nil {
+		return err
+	}
+	return c.JSON(viewOf(snap))
+}
+
+func (s *Server) pageDeadLetter(c *fiber.Ctx) (engine.DeadLetter, error) {
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	dls, err := s.eng.Store().DeadLetters(ctx, engine.DeadLetterFilter{})
+	if err != nil {
+		return engine.DeadLetter{}, err
+	}
+	for _, l := range dls {
+		if l.ID == c.Params("id") {
+			return l, nil
+		}
+	}
+	return engine.DeadLetter{}, &Error{Status: http.StatusNotFound, Code: "not_found", Message: "dead letter " + c.Params("id") + " is gone: it was replayed or deleted"}
+}
+
+// uiReplay is POST /ui/deadletters/:id/replay: resolves the incident the
+// dead letter raised, which runs the job again, then drops the letter.
+func (s *Server) uiReplay(c *fiber.Ctx) error {
+	l, err := s.pageDeadLetter(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	if _, err := s.eng.ResolveIncident(ctx, l.InstanceID, l.IncidentID, nil); err != nil {
+		return err
+	}
+	if err := s.eng.Store().DeleteDeadLetter(ctx, l.ID); err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"replayed": l.ID})
+}
+
+// uiDeleteDeadLetter is DELETE /ui/deadletters/:id.
+func (s *Server) uiDeleteDeadLetter(c *fiber.Ctx) error {
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	if err := s.eng.Store().DeleteDeadLetter(ctx, c.Params("id")); err != nil {
+		return err
+	}
+	return c.SendStatus(http.StatusNoContent)
+}

@@ -1,0 +1,91 @@
+package server
+
+import (
+	"net/url"
+	"slices"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/web"
+)
+
+// instancesPage is GET /instances.
+func (s *Server) instancesPage(c *fiber.Ctx) error {
+	d, err := s.pageInstancesData(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	defs, err := s.eng.Store().Definitions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, rec := range defs {
+		if !slices.Contains(d.Definitions, rec.Key) {
+			d.Definitions = append(d.Definitions, rec.Key)
+		}
+	}
+	slices.Sort(d.Definitions)
+	p := s.pageInfo(c, "Instances", "instances")
+	p.Module = "instances.js"
+	return renderPage(c, web.InstancesPage(p, d))
+}
+
+// instancesFragment is GET /ui/instances: the table alone, for live refresh.
+func (s *Server) instancesFragment(c *fiber.Ctx) error {
+	d, err := s.pageInstancesData(c)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return renderPage(c, web.InstanceList(d))
+}
+
+func (s *Server) pageInstancesData(c *fiber.Ctx) (web.InstancesData, error) {
+	d := web.InstancesData{Definition: c.Query("definition"), Status: c.Query("status"), BusinessKey: c.Query("businessKey")}
+	f := engine.InstanceFilter{DefinitionKey: d.Definition, BusinessKey: d.BusinessKey, Cursor: c.Query("cursor"), Limit: PageSizeDefault}
+	if d.Status != "" {
+		f.Status = []engine.Status{engine.Status(d.Status)}
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	page, next, err := s.eng.Store().Instances(ctx, f)
+	if err != nil {
+		return d, err
+	}
+	for _, in := range page {
+		open := 0
+		for _, i := range in.Incidents {
+			if i.Resolved == nil {
+				open++
+			}
+		}
+		d.Rows = append(d.Rows, web.InstanceRow{ID: in.ID, Definition: in.DefinitionKey, Version: in.Version,
+			BusinessKey: in.BusinessKey, Status: string(in.Status), Started: in.Started, Updated: in.Updated, Incidents: open})
+	}
+	q := url.Values{}
+	for k, v := range map[string]string{"definition": d.Definition, "status": d.Status, "businessKey": d.BusinessKey} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	d.Pager = pagePager(c, "/instances", q, next, len(d.Rows))
+	return d, nil
+}
+
+// monitorPage is GET /instances/:id; the page's module loads the rest.
+func (s *Server) monitorPage(c *fiber.Ctx) error {
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	snap, err := s.eng.Instance(ctx, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	p := s.pageInfo(c, "Instance "+snap.ID, "instances", "bpmn-js/diagram-js.css", "bpmn-js/bpmn-js.css",
+		"bpmn-js/bpmn-font/css/bpmn-embedded.css")
+	p.Module = "monitor.js"
+	return renderPage(c, web.MonitorPage(p, web.MonitorData{ID: snap.ID, Definition: snap.DefinitionKey,
+		Version: snap.Version, Status: string(snap.Status)}))
+}

@@ -1,0 +1,107 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/limiter"
+)
+
+// rateLimit limits starts and task completions per client IP to
+// Config.RateLimit per Config.RateWindow; other routes are not limited.
+func (s *Server) rateLimit() fiber.Handler {
+	if s.cfg.RateLimit < 0 {
+		return func(c *fiber.Ctx) error { return c.Next() }
+	}
+	return limiter.New(limiter.Config{
+		Max:        s.cfg.RateLimit,
+		Expiration: s.cfg.RateWindow,
+		Storage:    newLimitStore(),
+		Next:       func(c *fiber.Ctx) bool { return !limited(c) },
+		LimitReached: func(c *fiber.Ctx) error {
+			return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
+				Message: sprintf("more than %d starts or completions in %s from this client: wait and retry (see Retry-After)", s.cfg.RateLimit, s.cfg.RateWindow)}
+		},
+	})
+}
+
+// limited reports whether c starts an instance or completes a task.
+func limited(c *fiber.Ctx) bool {
+	if c.Method() != fiber.MethodPost {
+		return false
+	}
+	p := strings.TrimSuffix(c.Path(), "/")
+	return p == "/api/v1/instances" ||
+		(strings.HasPrefix(p, "/api/v1/tasks/") && strings.HasSuffix(p, "/complete"))
+}
+
+// limitStore is the limiter's counter storage: fiber's default starts a
+// garbage-collecting goroutine per limiter that never stops; this one sweeps
+// expired counters as it grows instead.
+type limitStore struct {
+	mu    sync.Mutex
+	items map[string]limitEntry
+	sweep int // sweep when the map reaches this size
+}
+
+type limitEntry struct {
+	val []byte
+	exp time.Time // zero: never
+}
+
+const limitSweepMin = 1024
+
+func newLimitStore() *limitStore {
+	return &limitStore{items: map[string]limitEntry{}, sweep: limitSweepMin}
+}
+
+var _ fiber.Storage = (*limitStore)(nil)
+
+func (s *limitStore) Get(key string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.items[key]
+	if !ok || (!e.exp.IsZero() && time.Now().After(e.exp)) {
+		return nil, nil
+	}
+	return e.val, nil
+}
+
+func (s *limitStore) Set(key string, val []byte, exp time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := limitEntry{val: append([]byte(nil), val...)}
+	if exp > 0 {
+		e.exp = time.Now().Add(exp)
+	}
+	s.items[key] = e
+	if len(s.items) >= s.sweep {
+		now := time.Now()
+		for k, it := range s.items {
+			if !it.exp.IsZero() && now.After(it.exp) {
+				delete(s.items, k)
+			}
+		}
+		s.sweep = max(limitSweepMin, 2*len(s.items))
+	}
+	return nil
+}
+
+func (s *limitStore) Delete(key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.items, key)
+	return nil
+}
+
+func (s *limitStore) Reset() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.items)
+	return nil
+}
+
+func (s *limitStore) Close() error { return nil }

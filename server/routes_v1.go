@@ -1,0 +1,90 @@
+package server
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+// setup makes what the REST v1 routes need beyond the engine: metrics and
+// the message buffer, both fed by engine events.
+func (s *Server) setup() {
+	s.metrics = newMetrics(s.eng)
+	s.messages = newMessageBuffer(s.eng, s.log, s.cfg.MessageBuffer, s.cfg.RequestTimeout)
+	s.unsubscribe = append(s.unsubscribe, s.eng.Subscribe(s.metrics), s.eng.Subscribe(s.messages))
+}
+
+// Close stops the server's background work and its engine subscriptions.
+// Serve calls it when it shuts down; a server used through App only (tests)
+// calls it when done. Calling it again does nothing.
+func (s *Server) Close() {
+	for _, u := range s.unsubscribe {
+		u()
+	}
+	s.unsubscribe = nil
+	s.messages.close()
+}
+
+// middleware runs before every route: correlation id, request log and
+// latency metric, panic recovery (a 500 envelope), $-key guard, rate limit.
+func (s *Server) middleware() []any {
+	return []any{correlate, s.observe, recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: s.logPanic}), guardKeys, s.rateLimit()}
+}
+
+// logPanic logs a handler's panic with its stack; observe then logs the
+// request as a 500.
+func (s *Server) logPanic(c *fiber.Ctx, e any) {
+	s.log.Error("handler panicked", "panic", fmt.Sprint(e), "stack", string(debug.Stack()),
+		"method", c.Method(), "path", c.Path(), "correlation_id", correlationID(c))
+}
+
+// routesV1 registers the REST v1 routes beyond the core ones in routes.
+// Writes need a role (admins have every role): enabling versions designer,
+// changing instances, incidents and dead letters operator, claiming tasks
+// worker, external jobs worker or operator.
+func (s *Server) routesV1(api fiber.Router) {
+	api.Get("/openapi.json", s.openAPI)
+
+	api.Get("/definitions", s.listDefinitions)
+	api.Get("/definitions/:key", s.getDefinition)
+	api.Get("/definitions/:key/diff", s.diffDefinitions)
+	api.Get("/definitions/:key/versions", s.listVersions)
+	api.Get("/definitions/:key/versions/:v", s.getDefinition)
+	api.Get("/definitions/:key/versions/:v/xml", s.definitionSource)
+	designer := requireRole(RoleDesigner)
+	operator := requireRole(RoleOperator)
+	worker := requireRole(RoleWorker)
+	jobWorker := requireRole(RoleWorker, RoleOperator)
+	api.Post("/definitions/:key/versions/:v/enable", designer, s.setEnabled(true))
+	api.Post("/definitions/:key/versions/:v/disable", designer, s.setEnabled(false))
+
+	api.Get("/instances", s.listInstances)
+	api.Post("/instances/:id/variables", operator, s.setVariables)
+	api.Post("/instances/:id/modify", operator, s.modifyInstance)
+
+	api.Get("/tasks/:id", s.getTask)
+	api.Post("/tasks/:id/claim", worker, s.claimTask)
+	api.Post("/tasks/:id/release", worker, s.releaseTask)
+
+	api.Post("/signals", s.signal)
+
+	api.Post("/jobs/fetch-and-lock", jobWorker, s.fetchAndLock)
+	api.Post("/jobs/:key/complete", jobWorker, s.completeJob)
+	api.Post("/jobs/:key/fail", jobWorker, s.failJob)
+	api.Post("/jobs/:key/extend-lock", jobWorker, s.extendLock)
+
+	api.Get("/incidents", s.listIncidents)
+	api.Post("/incidents/:id/resolve", operator, s.resolveIncident)
+
+	api.Get("/dead-letters", s.listDeadLetters)
+	api.Get("/dead-letters/:id", s.getDeadLetter)
+	api.Post("/dead-letters/:id/replay", operator, s.replayDeadLetter)
+	api.Delete("/dead-letters/:id", operator, s.deleteDeadLetter)
+}
+
+var _ engine.Exporter = (*metrics)(nil)
+var _ engine.Exporter = (*messageBuffer)(nil)
