@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/cache"
 )
 
 // instanceView is an instance as the API shows it: the snapshot with its
@@ -82,7 +83,9 @@ func (s *Server) startInstance(c *fiber.Ctx) error {
 func (s *Server) getInstance(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	snap, err := s.eng.Instance(ctx, c.Params("id"))
+	// A reader may see a snapshot a few seconds old from the Redis cache;
+	// the engine itself never reads through it.
+	snap, err := s.eng.Instance(cache.AllowStale(ctx), c.Params("id"))
 	if err != nil {
 		return err
 	}
