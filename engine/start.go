@@ -70,12 +70,14 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*Snapshot, bool, 
 		BusinessKey: req.BusinessKey, RequestID: req.RequestID, Status: StatusRunning, Variables: vars,
 		Started: now, Updated: now, StartElement: start.ID,
 	}
-	existing, err := e.store.CreateInstance(ctx, snap)
-	switch {
-	case errors.Is(err, ErrDuplicate):
-		return existing, false, nil
-	case err != nil:
-		return nil, false, fmt.Errorf("starting %s: %w", rec.ID, err)
+	if req.RequestID != "" { // claim the request id first; without one the first commit creates the instance
+		existing, err := e.store.CreateInstance(ctx, snap)
+		switch {
+		case errors.Is(err, ErrDuplicate):
+			return existing, false, nil
+		case err != nil:
+			return nil, false, fmt.Errorf("starting %s: %w", rec.ID, err)
+		}
 	}
 	r, err := e.call(ctx, command{kind: cmdStart, inst: snap.ID, start: &startRequest{dep: dep, proc: proc, start: start, snap: snap, triggered: req.Triggered}})
 	if err != nil {

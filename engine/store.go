@@ -36,10 +36,13 @@ type Store interface {
 	// SetDefinitionEnabled enables or disables starting instances of a version.
 	SetDefinitionEnabled(ctx context.Context, id string, enabled bool) error
 
-	// CreateInstance stores a new instance. When one with the same definition
-	// key and request id exists, it returns that one and ErrDuplicate.
+	// CreateInstance stores a new instance before it runs, for idempotent
+	// starts: when one with the same definition key and request id exists, it
+	// returns that one and ErrDuplicate. A start without a request id skips it:
+	// its first Commit creates the instance.
 	CreateInstance(ctx context.Context, snap *Snapshot) (*Snapshot, error)
-	// Commit stores what one applier batch changed, in the order given. The
+	// Commit stores what one applier batch changed, in the order given. A
+	// change with PrevSeq 0 creates its instance when it is not stored yet. The
 	// store owns the batch's snapshots afterwards, but not the Pending slices
 	// (the engine reuses them): copy the events it keeps.
 	Commit(ctx context.Context, b *Batch) error

@@ -38,11 +38,28 @@ type Config struct {
 	// StartTimeout bounds how long Start waits for the server to answer a ping.
 	// Default StartTimeoutDefault.
 	StartTimeout time.Duration
+
+	// Sync is how hard SQLite pushes each commit to disk. SyncFull (the
+	// default) syncs the write-ahead log on every commit: an acknowledged
+	// write survives a process crash and a power loss. SyncNormal syncs only
+	// at checkpoints: an acknowledged write survives a process crash (kill -9),
+	// but the last commits may be lost if the machine loses power; it is
+	// several times faster.
+	Sync Sync
 }
+
+// Sync is SQLite's synchronous setting for the embedded store.
+type Sync string
+
+const (
+	SyncFull   Sync = "full"
+	SyncNormal Sync = "normal"
+)
 
 // WithDefaults returns a copy of c with zero fields set to their defaults.
 func (c Config) WithDefaults() Config {
 	c.DataDir = cmp.Or(c.DataDir, DataDirDefault)
+	c.Sync = cmp.Or(c.Sync, SyncFull)
 	c.Addr = cmp.Or(c.Addr, AddrDefault)
 	c.StartTimeout = cmp.Or(c.StartTimeout, StartTimeoutDefault)
 	if c.Logger == nil {
@@ -62,6 +79,9 @@ func (c Config) validate() error {
 	}
 	if c.StartTimeout < 0 {
 		return errors.New("embedded: StartTimeout must not be negative")
+	}
+	if c.Sync != SyncFull && c.Sync != SyncNormal {
+		return fmt.Errorf("embedded: Sync %q: use %q or %q", c.Sync, SyncFull, SyncNormal)
 	}
 	return nil
 }

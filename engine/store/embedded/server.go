@@ -117,10 +117,11 @@ func newFerretDB(cfg Config, dir string) (*ferretdb.FerretDB, error) {
 	// FerretDB starts no telemetry reporter or update check, so nothing leaves
 	// the machine. Its state file is kept in memory (empty state dir).
 	return ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: ferretAddr},
-		Logger:    cfg.Logger.With(slog.String("component", "ferretdb")),
-		Handler:   "sqlite",
-		SQLiteURL: (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir) + "/"}).String(),
+		Listener: ferretdb.ListenerConfig{TCP: ferretAddr},
+		Logger:   cfg.Logger.With(slog.String("component", "ferretdb")),
+		Handler:  "sqlite",
+		SQLiteURL: (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir) + "/",
+			RawQuery: url.Values{"_pragma": {"synchronous(" + string(cfg.Sync) + ")"}}.Encode()}).String(),
 	})
 }
 

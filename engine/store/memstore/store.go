@@ -153,7 +153,10 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 	defer s.mu.Unlock()
 	for _, c := range b.Changes {
 		cur, ok := s.instances[c.Snapshot.ID]
-		if !ok {
+		switch {
+		case !ok && c.PrevSeq == 0:
+			continue // a start without request id: the commit creates it
+		case !ok:
 			return fmt.Errorf("instance %s: %w", c.Snapshot.ID, engine.ErrNotFound)
 		}
 		if cur.Seq != c.PrevSeq {

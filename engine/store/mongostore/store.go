@@ -418,13 +418,16 @@ func (s *Store) replaceSnapshots(ctx context.Context, changes []engine.Change) (
 	nonce := bson.NewObjectID().Hex() // tells our writes from a concurrent writer's
 	for i, c := range changes {
 		doc := snapshotDoc{Snapshot: *c.Snapshot, Commit: nonce}
-		models[i] = mongo.NewReplaceOneModel().SetFilter(s.guard(c)).SetReplacement(doc)
+		// PrevSeq 0 creates the instance when it is not stored yet (a start
+		// without request id); under the guard a stored one makes the upsert a
+		// duplicate key, which is a conflict.
+		models[i] = mongo.NewReplaceOneModel().SetFilter(s.guard(c)).SetReplacement(doc).SetUpsert(c.PrevSeq == 0)
 	}
 	res, err := s.instances.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
-	if err != nil {
+	if err != nil && !onlyDuplicates(err) {
 		return nil, nil, mapErr(err, "committing instances")
 	}
-	if int(res.MatchedCount) == len(changes) {
+	if res != nil && int(res.MatchedCount+res.UpsertedCount) == len(changes) {
 		return changes, nil, nil
 	}
 	// Some guard said no: find out which by what is stored now.

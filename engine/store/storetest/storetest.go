@@ -51,6 +51,7 @@ func Run(t *testing.T, newStore func(t *testing.T) engine.Store, opts ...Option)
 		{"CommitConflict", testCommitConflict},
 		{"CommitUnknownInstance", testCommitUnknown},
 		{"CommitConcurrent", testCommitConcurrent},
+		{"CommitCreateTwice", testCommitCreateTwice},
 		{"Variables", testVariables},
 		{"Instances", testInstances},
 		{"Unfinished", testUnfinished},
@@ -62,7 +63,7 @@ func Run(t *testing.T, newStore func(t *testing.T) engine.Store, opts ...Option)
 		{"Ping", func(t *testing.T, s engine.Store) { require.NoError(t, s.Ping(t.Context())) }},
 	}
 	for _, tc := range tests {
-		if o.noGuard && (tc.name == "CommitConflict" || tc.name == "CommitConcurrent") {
+		if o.noGuard && (tc.name == "CommitConflict" || tc.name == "CommitConcurrent" || tc.name == "CommitCreateTwice") {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {
@@ -382,9 +383,37 @@ func testCommitConflict(t *testing.T, s engine.Store) {
 }
 
 func testCommitUnknown(t *testing.T, s engine.Store) {
-	err := s.Commit(ctx(t), &engine.Batch{Changes: []engine.Change{{Snapshot: snap("ghost", "order"), PrevSeq: 0}}})
+	c := ctx(t)
+	ghost := snap("ghost", "order")
+	ghost.Seq = 3
+	err := s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: ghost, PrevSeq: 2}}})
 	require.Error(t, err)
 	require.True(t, errors.Is(err, engine.ErrNotFound) || errors.Is(err, engine.ErrConflict), "got %v", err)
+
+	// A change with PrevSeq 0 creates its instance (a start without request id).
+	born := snap("born", "order")
+	born.Seq = 2
+	born.Pending = []engine.Event{ev("born", 1, engine.EventInstanceStarted), ev("born", 2, engine.EventElementActivated)}
+	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: born, PrevSeq: 0}}}))
+	got, err := s.Instance(c, "born")
+	require.NoError(t, err)
+	require.EqualValues(t, 2, got.Seq)
+	evs, err := s.Events(c, "born", 0, 0)
+	require.NoError(t, err)
+	require.Len(t, evs, 2)
+}
+
+// testCommitCreateTwice: two creations of one instance (PrevSeq 0) cannot
+// both win when the store guards sequences.
+func testCommitCreateTwice(t *testing.T, s engine.Store) {
+	c := ctx(t)
+	first := snap("twice", "order")
+	first.Seq = 1
+	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: first, PrevSeq: 0}}}))
+	again := snap("twice", "order")
+	again.Seq = 1
+	err := s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: again, PrevSeq: 0}}})
+	require.ErrorIs(t, err, engine.ErrConflict)
 }
 
 // testVariables checks that JSON-like values come back in the shapes the
