@@ -15,7 +15,7 @@ const usage = `wfpp — the Workflow++ BPMN engine
 Usage:
   wfpp validate FILE...          check definitions; one line per problem: FILE: ELEMENT_ID: message
   wfpp run FILE [flags]          run one instance in memory and print the outcome as JSON
-  wfpp bench [flags]             measure the engine in memory
+  wfpp bench [flags]             measure the engine (--store memory|embedded|mongo)
   wfpp serve [--addr HOST:PORT]  serve the REST API (env WFPP_ADDR, default :8080)
   wfpp help                      show this text
 

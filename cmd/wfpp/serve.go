@@ -9,9 +9,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/workflowpp/wfpp/engine"
-	"github.com/workflowpp/wfpp/engine/store/memstore"
+	"github.com/workflowpp/wfpp/engine/cache"
 	"github.com/workflowpp/wfpp/server"
 )
 
@@ -29,6 +31,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	addr := fs.String("addr", envOr("WFPP_ADDR", serveAddrDefault), "address to listen on (env WFPP_ADDR)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: wfpp serve [--addr HOST:PORT]")
+		fmt.Fprintln(stderr, "\nEnvironment:")
+		fmt.Fprintln(stderr, "  WFPP_MONGO_URI  MongoDB to use, e.g. mongodb://db:27017/wfpp?replicaSet=rs0 (default: embedded server)")
+		fmt.Fprintln(stderr, "  WFPP_MONGO_DB   database name when the URI names none (default wfpp)")
+		fmt.Fprintln(stderr, "  WFPP_DATA_DIR   data directory of the embedded server (default ./data)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -38,6 +44,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fs.Usage()
 		return exitUsage
 	}
+	// Containers stop with SIGTERM; shut down as on Ctrl-C.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	defer stop()
 	log := slog.New(slog.NewTextHandler(stdout, nil))
 	if err := serve(ctx, *addr, log); err != nil {
 		fmt.Fprintf(stderr, "wfpp serve: %v\n", err)
@@ -46,20 +55,26 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 0
 }
 
-// openStore is the one place that picks the store wfpp serve runs on.
-// TODO: switch to the durable embedded store once it lands.
-func openStore() (engine.Store, error) { return memstore.New(), nil }
-
-func serve(ctx context.Context, addr string, log *slog.Logger) error {
-	store, err := openStore()
+func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
+	store, closeStore, err := openStore(ctx, storeConfigFromEnv(), log)
 	if err != nil {
-		return fmt.Errorf("opening store: %w", err)
+		return err
 	}
+	// Shutdown order: HTTP server (Listen returns), engine, then the store.
+	defer func() { err = errors.Join(err, closeStore(context.WithoutCancel(ctx))) }()
+
+	store, closeCache, err := withCache(ctx, store, log)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, closeCache(context.WithoutCancel(ctx))) }()
+
 	eng, err := engine.New(engine.Config{Store: store, Logger: log})
 	if err != nil {
 		return err
 	}
 	if err := eng.Run(ctx); err != nil {
+		eng.Close()
 		return fmt.Errorf("starting engine: %w", err)
 	}
 	defer eng.Close()
@@ -73,8 +88,35 @@ func serve(ctx context.Context, addr string, log *slog.Logger) error {
 	return srv.Listen(ctx, addr)
 }
 
-// deploySample deploys the sample process when no definition has its key.
+// withCache is the one place where the Redis layer (WFPP_REDIS_URL) wraps
+// the store; it returns the store to run on and what to close on shutdown,
+// after the engine and before the store. Without Redis it is the identity.
+func withCache(ctx context.Context, store engine.Store, log *slog.Logger) (engine.Store, func(context.Context) error, error) {
+	url := os.Getenv("WFPP_REDIS_URL")
+	if url == "" {
+		return store, func(context.Context) error { return nil }, nil
+	}
+	c, err := cache.Open(ctx, cache.Config{URL: url, Logger: log})
+	if err != nil {
+		return nil, nil, fmt.Errorf("WFPP_REDIS_URL: %w", err)
+	}
+	return c.Store(store), func(context.Context) error { return c.Close() }, nil
+}
+
+// deploySample deploys the sample process when its key has no version yet,
+// so that a changed sample never becomes a new version of a user's process.
 func deploySample(ctx context.Context, eng *engine.Engine, log *slog.Logger) error {
+	def, err := engine.Parse(sampleBPMN, engine.FormatBPMN)
+	if err != nil {
+		return fmt.Errorf("parsing the sample process: %w", err)
+	}
+	_, err = eng.Store().Definition(ctx, def.Key, 0)
+	switch {
+	case err == nil:
+		return nil
+	case !errors.Is(err, engine.ErrNotFound):
+		return fmt.Errorf("looking up the sample process %q: %w", def.Key, err)
+	}
 	rec, created, err := eng.Deploy(ctx, engine.DeployRequest{Source: sampleBPMN, Format: engine.FormatBPMN, Deployer: "wfpp serve"})
 	if err != nil && !errors.Is(err, engine.ErrDuplicate) {
 		return fmt.Errorf("deploying the sample process: %w", err)

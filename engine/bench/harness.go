@@ -26,6 +26,9 @@ type HarnessConfig struct {
 	Model      []byte         // default TenNodes
 	Variables  map[string]any // each instance's variables; default TenNodesVariables with the default model
 	Partitions int            // engine appliers; default GOMAXPROCS
+	// Store is what the engine persists to; default memstore without an
+	// event log (the engine alone). The caller opens and closes it.
+	Store engine.Store
 }
 
 // NewHarness starts an engine on ctx and deploys the model. Close it when done.
@@ -37,8 +40,12 @@ func NewHarness(ctx context.Context, cfg HarnessConfig) (*Harness, error) {
 		}
 	}
 	ends := newCompletions()
+	store := cfg.Store
+	if store == nil {
+		store = memstore.New(memstore.WithoutEventLog(), memstore.WithoutFinished())
+	}
 	e, err := engine.New(engine.Config{
-		Store:         memstore.New(memstore.WithoutEventLog(), memstore.WithoutFinished()),
+		Store:         store,
 		Unhandled:     engine.JobsNoop,
 		NoStartTimers: true,
 		Partitions:    cfg.Partitions,

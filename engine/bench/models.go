@@ -16,6 +16,12 @@ var TenNodes []byte
 // TenNodesVariables are the variables each TenNodes instance starts with.
 var TenNodesVariables = map[string]any{"amount": 50}
 
+// OneTask is start → service task → end: the durable-path benchmark of
+// issue 3 (one wait state, the service task's job, per instance).
+//
+//go:embed one-task.bpmn
+var OneTask []byte
+
 // Parked is start → user task → end: an instance of it waits for ever.
 //
 //go:embed parked.bpmn

@@ -19,7 +19,12 @@ const (
 	DurationDefault = 10 * time.Second
 	WarmupDefault   = time.Second
 	WorkersDefault  = 64
+	// MaxInFlightDefault is ten seconds of starts at 10,000 per second.
+	MaxInFlightDefault = 100_000
 )
+
+// ErrOverloaded says the open loop's instances piled up past MaxInFlight.
+var ErrOverloaded = errors.New("bench: the engine does not keep up with the rate")
 
 // Config says what Run measures. The zero value of each field means its default.
 type Config struct {
@@ -28,6 +33,12 @@ type Config struct {
 	Warmup   time.Duration
 	Workers  int // concurrent clients, each starting an instance and waiting for its end
 	Parked   int // instances of the Parked model waiting in a user task during the run
+	// Rate, when positive, runs open loop: this many starts per second,
+	// each waited for on its own goroutine, instead of Workers clients.
+	Rate float64
+	// MaxInFlight bounds the open loop's unfinished instances; past it the
+	// engine cannot keep up with Rate and Run fails. Default MaxInFlightDefault.
+	MaxInFlight int
 	// CPUProfile, when set, receives a CPU profile of the measured time only.
 	CPUProfile io.Writer
 	// HeapProfile, when set, receives a heap profile taken at the end of the
@@ -40,6 +51,7 @@ func (c Config) WithDefaults() Config {
 	c.Duration = cmp.Or(c.Duration, DurationDefault)
 	c.Warmup = cmp.Or(c.Warmup, WarmupDefault)
 	c.Workers = cmp.Or(c.Workers, WorkersDefault)
+	c.MaxInFlight = cmp.Or(c.MaxInFlight, MaxInFlightDefault)
 	return c
 }
 
@@ -50,6 +62,9 @@ func (c Config) validate() error {
 	}
 	if c.Workers < 1 {
 		errs = append(errs, fmt.Errorf("bench: workers must be at least 1, got %d", c.Workers))
+	}
+	if c.Rate < 0 || c.MaxInFlight < 1 {
+		errs = append(errs, fmt.Errorf("bench: rate must not be negative and max in-flight must be positive, got %g and %d", c.Rate, c.MaxInFlight))
 	}
 	if c.Parked < 0 {
 		errs = append(errs, fmt.Errorf("bench: parked must not be negative, got %d", c.Parked))
@@ -73,6 +88,8 @@ type Result struct {
 	Duration             time.Duration `json:"-"`
 	Workers              int           `json:"workers"`
 	Partitions           int           `json:"partitions"`
+	// Rate is the open loop's starts per second; 0 for the closed loop.
+	Rate float64 `json:"rate,omitempty"`
 }
 
 // Run parks cfg.Parked instances, then has cfg.Workers clients complete
@@ -104,27 +121,50 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		errMu     sync.Mutex
 		runErr    error
 	)
-	lat := make([][]time.Duration, cfg.Workers)
-	for i := range cfg.Workers {
-		lat[i] = make([]time.Duration, 0, 4096)
+	fail := func(err error) {
+		errMu.Lock()
+		runErr = cmp.Or(runErr, err)
+		errMu.Unlock()
+		cancel()
+	}
+	var (
+		lat      [][]time.Duration
+		latMu    sync.Mutex    // guards lat in the open loop
+		stopOpen chan struct{} // closed: the open loop starts no more instances
+		openDone chan struct{} // closed: the open loop's instances have all ended
+	)
+	if cfg.Rate > 0 {
+		res.Rate, res.Workers = cfg.Rate, 0
+		lat = [][]time.Duration{make([]time.Duration, 0, int(cfg.Rate*cfg.Duration.Seconds())+1)}
+		stopOpen, openDone = make(chan struct{}), make(chan struct{})
 		wg.Go(func() {
-			c := h.Client()
-			for ctx.Err() == nil {
-				t := time.Now()
-				if err := c.Complete(ctx); err != nil {
-					if ctx.Err() == nil {
-						errMu.Lock()
-						runErr = cmp.Or(runErr, err)
-						errMu.Unlock()
-						cancel()
-					}
-					return
-				}
-				if measuring.Load() {
-					lat[i] = append(lat[i], time.Since(t))
-				}
-			}
+			defer close(openDone)
+			openLoop(ctx, stopOpen, h, cfg, &measuring, func(d time.Duration) {
+				latMu.Lock()
+				lat[0] = append(lat[0], d)
+				latMu.Unlock()
+			}, fail)
 		})
+	} else {
+		lat = make([][]time.Duration, cfg.Workers)
+		for i := range lat {
+			lat[i] = make([]time.Duration, 0, 4096)
+			wg.Go(func() {
+				c := h.Client()
+				for ctx.Err() == nil {
+					t := time.Now()
+					if err := c.Complete(ctx); err != nil {
+						if ctx.Err() == nil {
+							fail(err)
+						}
+						return
+					}
+					if measuring.Load() {
+						lat[i] = append(lat[i], time.Since(t))
+					}
+				}
+			})
+		}
 	}
 	sleep(ctx, cfg.Warmup)
 	var m0, m1 runtime.MemStats
@@ -154,6 +194,19 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			return res, fmt.Errorf("bench: %w", err)
 		}
 	}
+	if stopOpen != nil {
+		// Let the instances started while measuring end, so that the slow
+		// ones count; a stalled engine shows as a failure, not a clean tail.
+		close(stopOpen)
+		grace := time.NewTimer(openLoopGrace)
+		select {
+		case <-openDone:
+		case <-grace.C:
+			fail(fmt.Errorf("%w: instances still running %s after the last start", ErrOverloaded, openLoopGrace))
+		case <-ctx.Done():
+		}
+		grace.Stop()
+	}
 	cancel()
 	wg.Wait()
 	if runErr != nil {
@@ -175,6 +228,52 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	res.AllocsPerInstance = float64(m1.Mallocs-m0.Mallocs) / float64(res.Completed)
 	res.CPUMicrosPerInstance = float64(cpu.Microseconds()) / float64(res.Completed)
 	return res, nil
+}
+
+// openLoopGrace bounds the wait for the open loop's last instances.
+const openLoopGrace = 10 * time.Second
+
+// openLoop starts an instance every 1/cfg.Rate seconds until stop is closed
+// or ctx ends, each on its own goroutine, and records the latency of those
+// due while measuring, from when each was due. It returns once all ended.
+func openLoop(ctx context.Context, stop <-chan struct{}, h *Harness, cfg Config, measuring *atomic.Bool, record func(time.Duration), fail func(error)) {
+	var (
+		wg       sync.WaitGroup
+		inFlight atomic.Int64
+	)
+	defer wg.Wait()
+	interval := time.Duration(float64(time.Second) / cfg.Rate)
+	due := time.Now()
+	for {
+		due = due.Add(interval)
+		if d := time.Until(due); d > 0 {
+			sleep(ctx, d)
+		}
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		default:
+		}
+		if inFlight.Add(1) > int64(cfg.MaxInFlight) {
+			fail(fmt.Errorf("%w: %d instances unfinished at %g starts/s", ErrOverloaded, cfg.MaxInFlight, cfg.Rate))
+			return
+		}
+		measured, start := measuring.Load(), due
+		wg.Go(func() {
+			defer inFlight.Add(-1)
+			if err := h.Client().Complete(ctx); err != nil {
+				if ctx.Err() == nil {
+					fail(err)
+				}
+				return
+			}
+			if measured {
+				record(time.Since(start))
+			}
+		})
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
