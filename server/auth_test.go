@@ -206,6 +206,17 @@ func TestSessionLoginLogout(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, status)
 }
 
+func TestLoginForm(t *testing.T) {
+	t.Parallel()
+	f := setupAuth(t, identityConfig(t))
+	resp, body := f.do(http.MethodGet, "/login?next=/inbox&error=invalid", nil, "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, resp.Header.Get("Content-Type"), "text/html")
+	require.Contains(t, string(body), `action="/login"`)
+	require.Contains(t, string(body), `value="/inbox"`)
+	require.Contains(t, string(body), "wrong")
+}
+
 func TestCSRF(t *testing.T) {
 	t.Parallel()
 	f := setupAuth(t, identityConfig(t))

@@ -444,7 +444,11 @@ func (h *Hub) evictLocked(c *client, code int, reason string) {
 	}
 	c.dead = true
 	h.evicted.Add(1)
-	h.log.Info("websocket client disconnected", "user", c.user.Name, "code", code, "reason", reason)
+	var user string
+	if c.user != nil {
+		user = c.user.Name
+	}
+	h.log.Info("websocket client disconnected", "user", user, "code", code, "reason", reason)
 	c.stop(code, reason)
 }
 
