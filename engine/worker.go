@@ -43,10 +43,11 @@ const (
 // rate limit) and a pool of workers per executable node, created when the
 // node first gets work.
 type workerPools struct {
-	e     *Engine
-	mu    sync.Mutex
-	pools map[*model.Node]*nodePool
-	wg    sync.WaitGroup
+	e      *Engine
+	mu     sync.Mutex
+	pools  map[*model.Node]*nodePool
+	closed bool // no pool starts after close
+	wg     sync.WaitGroup
 }
 
 type nodePool struct {
@@ -61,6 +62,10 @@ func newWorkerPools(e *Engine) *workerPools {
 // ring is full, a goroutine waits for room (backpressure without loss).
 func (w *workerPools) dispatch(j *jobRun) {
 	p := w.pool(j.node)
+	if p == nil {
+		w.e.settleQuietly(j) // the engine is stopping; the job runs again after a restart
+		return
+	}
 	item := queue.Item[*jobRun]{ID: j.job, Payload: j}
 	ok, err := p.q.TryEnqueue(item)
 	switch {
@@ -78,7 +83,7 @@ func (w *workerPools) dispatch(j *jobRun) {
 func (w *workerPools) pool(n *model.Node) *nodePool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if p := w.pools[n]; p != nil {
+	if p := w.pools[n]; p != nil || w.closed {
 		return p
 	}
 	e := w.e
@@ -126,7 +131,12 @@ func (w *workerPools) work(p *nodePool) {
 	}
 }
 
-func (w *workerPools) close() { w.wg.Wait() }
+func (w *workerPools) close() {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
+	w.wg.Wait()
+}
 
 // QueueDepths reports how many jobs wait in each node's queue, by element id.
 func (e *Engine) QueueDepths() map[string]int {
