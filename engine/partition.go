@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // partition owns a share of the instances and applies their commands one at
@@ -58,8 +59,15 @@ func (p *partition) round(ctx context.Context, first command) {
 			n = p.e.cfg.MaxBatch
 		}
 	}
-	p.commit(ctx)
+	// The commit must not stop half way because the engine is closing: it
+	// gets its own deadline instead of the applier's context.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
+	defer cancel()
+	p.commit(cctx)
 }
+
+// commitTimeout bounds one Store.Commit.
+const commitTimeout = 30 * time.Second
 
 func (p *partition) apply(ctx context.Context, c command) {
 	p.consumed++

@@ -96,9 +96,9 @@ func openMongo(ctx context.Context, cfg storeConfig, log *slog.Logger) (engine.S
 	}
 	log.Info("store: MongoDB", "hosts", hosts, "database", dbName)
 	closeAll := func(ctx context.Context) error {
-		var err error
+		err := st.Close(ctx) // after the engine stopped: a clean shutdown
 		if cfg.DropOnClose {
-			err = client.Database(dbName).Drop(ctx)
+			err = errors.Join(err, client.Database(dbName).Drop(ctx))
 		}
 		return errors.Join(err, client.Disconnect(ctx))
 	}
@@ -125,8 +125,8 @@ func openEmbedded(ctx context.Context, cfg storeConfig, log *slog.Logger) (engin
 	log.Info("store: embedded FerretDB", "data_dir", srv.DataDir(), "uri", srv.URI(), "database", dbName,
 		"sync", cmp.Or(cfg.Sync, string(embedded.SyncFull)))
 	closeAll := func(ctx context.Context) error {
-		// Disconnect first: Close cuts open connections.
-		return errors.Join(client.Disconnect(ctx), srv.Close(ctx))
+		// Mark the clean shutdown, then disconnect: the server's Close cuts open connections.
+		return errors.Join(st.Close(ctx), client.Disconnect(ctx), srv.Close(ctx))
 	}
 	return st, closeAll, nil
 }

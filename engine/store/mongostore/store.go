@@ -4,10 +4,12 @@
 package mongostore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -30,10 +32,16 @@ type Config struct {
 	// Leave it off for a shared MongoDB, where the (_id, seq) guard stops two
 	// replicas that both think they own an instance.
 	SingleWriter bool
+	// ClaimWait is how long a start whose request id is claimed waits for the
+	// claimed instance before adopting the claim. Default ClaimWaitDefault.
+	ClaimWait time.Duration
 }
 
 // Store is an engine.Store on a MongoDB database.
 type Store struct {
+	meta                                                             *mongo.Collection
+	claimWait                                                        time.Duration
+	dirty                                                            atomic.Bool // a commit stored snapshots but not all of their writes
 	db                                                               *mongo.Database
 	log                                                              *slog.Logger
 	singleWriter                                                     bool
@@ -46,7 +54,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Store{
-		db: db, log: cfg.Logger, singleWriter: cfg.SingleWriter,
+		db: db, log: cfg.Logger, singleWriter: cfg.SingleWriter, claimWait: cmp.Or(cfg.ClaimWait, ClaimWaitDefault),
 		defs:        db.Collection("definitions"),
 		instances:   db.Collection("instances"),
 		requests:    db.Collection("requests"),
@@ -54,6 +62,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		tasks:       db.Collection("tasks"),
 		incidents:   db.Collection("incidents"),
 		deadLetters: db.Collection("dead_letters"),
+		meta:        db.Collection("meta"),
 	}
 	idx := []struct {
 		c      *mongo.Collection
@@ -202,9 +211,9 @@ type request struct {
 	Created    time.Time `bson:"created_at"`
 }
 
-// claimWait bounds how long a losing CreateInstance waits for the winner's
+// ClaimWaitDefault bounds how long a losing CreateInstance waits for the winner's
 // instance to appear.
-const claimWait = 5 * time.Second
+const ClaimWaitDefault = 5 * time.Second
 
 func (s *Store) CreateInstance(ctx context.Context, snap *engine.Snapshot) (*engine.Snapshot, error) {
 	if snap.RequestID != "" {
@@ -213,7 +222,7 @@ func (s *Store) CreateInstance(ctx context.Context, snap *engine.Snapshot) (*eng
 			if !mongo.IsDuplicateKeyError(err) {
 				return nil, mapErr(err, "claiming request "+snap.RequestID)
 			}
-			return s.claimed(ctx, claim.ID, snap.RequestID)
+			return s.claimed(ctx, claim.ID, snap)
 		}
 		if _, err := s.instances.InsertOne(ctx, snap); err != nil {
 			if mongo.IsDuplicateKeyError(err) {
@@ -245,24 +254,38 @@ func (s *Store) CreateInstance(ctx context.Context, snap *engine.Snapshot) (*eng
 }
 
 // claimed returns the instance that holds a request claim, waiting a little
-// for the winner of a concurrent start to insert it.
-func (s *Store) claimed(ctx context.Context, claimID, requestID string) (*engine.Snapshot, error) {
+// for the winner of a concurrent start to insert it. When it never appears,
+// the start that claimed the request died between the claim and the insert:
+// this start adopts the claim and creates the instance under the claimed id
+// (snap.ID changes to it), so a retried request still starts exactly one.
+func (s *Store) claimed(ctx context.Context, claimID string, snap *engine.Snapshot) (*engine.Snapshot, error) {
 	var claim request
 	if err := s.requests.FindOne(ctx, bson.D{{Key: "_id", Value: claimID}}).Decode(&claim); err != nil {
-		return nil, mapErr(err, "request claim "+requestID)
+		return nil, mapErr(err, "request claim "+snap.RequestID)
 	}
-	deadline := time.Now().Add(claimWait)
+	deadline := time.Now().Add(s.claimWait)
 	for delay := time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
 		existing, err := s.Instance(ctx, claim.InstanceID)
 		if err == nil {
-			return existing, fmt.Errorf("request %s: %w", requestID, engine.ErrDuplicate)
+			return existing, fmt.Errorf("request %s: %w", snap.RequestID, engine.ErrDuplicate)
 		}
 		if !errors.Is(err, engine.ErrNotFound) {
 			return nil, err
 		}
 		if time.Now().After(deadline) {
-			// The winner died between claim and insert: a retry finds the same claim.
-			return nil, fmt.Errorf("request %s is claimed by instance %s, which does not exist: %w", requestID, claim.InstanceID, engine.ErrConflict)
+			s.log.Warn("mongostore: adopting a request claim whose instance was never stored", "request", snap.RequestID, "instance_id", claim.InstanceID)
+			snap.ID = claim.InstanceID
+			if _, err := s.instances.InsertOne(ctx, snap); err != nil {
+				if mongo.IsDuplicateKeyError(err) { // its first start got there after all
+					existing, ierr := s.Instance(ctx, snap.ID)
+					if ierr != nil {
+						return nil, ierr
+					}
+					return existing, fmt.Errorf("request %s: %w", snap.RequestID, engine.ErrDuplicate)
+				}
+				return nil, mapErr(err, "creating instance "+snap.ID)
+			}
+			return nil, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -334,30 +357,52 @@ func (s *Store) Instances(ctx context.Context, f engine.InstanceFilter) ([]*engi
 }
 
 func (s *Store) Unfinished(ctx context.Context, fn func(*engine.Snapshot) error) error {
-	done := []engine.Status{engine.StatusCompleted, engine.StatusFailed, engine.StatusCancelled}
-	cur, err := s.instances.Find(ctx, bson.D{{Key: "status", Value: bson.D{{Key: "$nin", Value: done}}}},
-		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	crashed, err := s.takeCleanMark(ctx)
+	if err != nil {
+		return err
+	}
+	filter := bson.D{{Key: "status", Value: bson.D{{Key: "$nin", Value: doneStatuses}}}}
+	if crashed {
+		// After a crash any instance, ended ones too, may miss the tail of its
+		// last commit: redo them all, then hand on the unfinished ones.
+		filter = bson.D{}
+		s.log.Warn("store: the last shutdown was not clean; redoing the last writes of every instance")
+	}
+	cur, err := s.instances.Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
 	if err != nil {
 		return mapErr(err, "unfinished instances")
 	}
 	defer cur.Close(context.WithoutCancel(ctx))
 	for cur.Next(ctx) {
-		var snap engine.Snapshot
-		if err := cur.Decode(&snap); err != nil {
+		var doc snapshotDoc
+		if err := cur.Decode(&doc); err != nil {
 			return mapErr(err, "unfinished instance")
 		}
-		normalizeSnapshot(&snap)
-		// Complete the log: a crash may have come between the snapshot and the events.
+		snap := &doc.Snapshot
+		normalizeSnapshot(snap)
+		// Complete the log (a crash may have come between the snapshot and the
+		// events) and, after a crash, the projections.
 		if err := s.appendEvents(ctx, eventDocs(snap.Pending)); err != nil {
 			return fmt.Errorf("recovering events of %s: %w", snap.ID, err)
 		}
+		if crashed {
+			p := doc.Projections
+			if err := s.writeProjections(ctx, p.taskModels(), p.incidentModels(), p.letterModels()); err != nil {
+				return fmt.Errorf("recovering the tasks and incidents of %s: %w", snap.ID, err)
+			}
+		}
 		snap.Pending = nil
-		if err := fn(&snap); err != nil {
+		if snap.Status.Done() {
+			continue
+		}
+		if err := fn(snap); err != nil {
 			return err
 		}
 	}
 	return mapErr(cur.Err(), "unfinished instances")
 }
+
+var doneStatuses = []engine.Status{engine.StatusCompleted, engine.StatusFailed, engine.StatusCancelled}
 
 // Commit writes each change in turn: the snapshot with its pending events
 // under the sequence guard (the commit point), then the events into the log,
@@ -379,33 +424,16 @@ func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
 	)
 	for _, c := range committed {
 		events = append(events, eventDocs(c.Snapshot.Pending)...)
-		for _, t := range c.Tasks {
-			doc := taskDoc{Task: t, DueSort: noDue}
-			if t.Due != nil {
-				doc.DueSort = t.Due.UTC()
-			}
-			tasks = append(tasks, upsertModel(t.ID, doc))
-		}
-		for _, inc := range c.Incidents {
-			incs = append(incs, upsertModel(inc.ID, inc))
-		}
-		for _, d := range c.DeadLetters {
-			letters = append(letters, upsertModel(d.ID, d))
-		}
+		p := pendingOf(c)
+		tasks, incs, letters = append(tasks, p.taskModels()...), append(incs, p.incidentModels()...), append(letters, p.letterModels()...)
 	}
 	if err := s.appendEvents(ctx, events); err != nil {
+		s.dirty.Store(true) // stored snapshots wait for these writes: recovery must redo them
 		return err
 	}
-	for _, w := range []struct {
-		c      *mongo.Collection
-		models []mongo.WriteModel
-	}{{s.tasks, tasks}, {s.incidents, incs}, {s.deadLetters, letters}} {
-		if len(w.models) == 0 {
-			continue
-		}
-		if _, err := w.c.BulkWrite(ctx, w.models, options.BulkWrite().SetOrdered(false)); err != nil {
-			return mapErr(err, "upserting "+w.c.Name())
-		}
+	if err := s.writeProjections(ctx, tasks, incs, letters); err != nil {
+		s.dirty.Store(true)
+		return err
 	}
 	return conflict
 }
@@ -417,7 +445,7 @@ func (s *Store) replaceSnapshots(ctx context.Context, changes []engine.Change) (
 	models := make([]mongo.WriteModel, len(changes))
 	nonce := bson.NewObjectID().Hex() // tells our writes from a concurrent writer's
 	for i, c := range changes {
-		doc := snapshotDoc{Snapshot: *c.Snapshot, Commit: nonce}
+		doc := snapshotDoc{Snapshot: *c.Snapshot, Commit: nonce, Projections: pendingOf(c)}
 		// PrevSeq 0 creates the instance when it is not stored yet (a start
 		// without request id); under the guard a stored one makes the upsert a
 		// duplicate key, which is a conflict.
@@ -452,10 +480,13 @@ func (s *Store) replaceSnapshots(ctx context.Context, changes []engine.Change) (
 	return ok, errors.Join(errs...), nil
 }
 
-// snapshotDoc is a stored snapshot with the nonce of the commit that wrote it.
+// snapshotDoc is a stored snapshot with the nonce of the commit that wrote it
+// and the projection writes of its change, which recovery redoes after a
+// crash (as it redoes the pending events).
 type snapshotDoc struct {
 	engine.Snapshot `bson:",inline"`
-	Commit          string `bson:"commit"`
+	Commit          string  `bson:"commit"`
+	Projections     pending `bson:",inline"`
 }
 
 func (s *Store) guard(c engine.Change) bson.D {
