@@ -53,6 +53,7 @@ func Run(t *testing.T, newStore func(t *testing.T) engine.Store, opts ...Option)
 		{"CommitConcurrent", testCommitConcurrent},
 		{"CommitCreateTwice", testCommitCreateTwice},
 		{"Variables", testVariables},
+		{"VariablesWaiting", testVariablesWaiting},
 		{"Instances", testInstances},
 		{"Unfinished", testUnfinished},
 		{"Events", testEvents},
@@ -414,6 +415,46 @@ func testCommitCreateTwice(t *testing.T, s engine.Store) {
 	again.Seq = 1
 	err := s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: again, PrevSeq: 0}}})
 	require.ErrorIs(t, err, engine.ErrConflict)
+}
+
+// testVariablesWaiting: a waiting instance (which a store may keep in another
+// form) gives back the same values, tokens, tasks and counters.
+func testVariablesWaiting(t *testing.T, s engine.Store) {
+	c := ctx(t)
+	vars := map[string]any{"int": int64(42), "float": 1.5, "whole": 2.0, "null": nil,
+		"list": []any{int64(1), "two"}, "nested": map[string]any{"a": []any{true}}, "when": base}
+	sn := snap("w-1", "order")
+	sn.Seq, sn.Status, sn.NextID, sn.Variables = 3, engine.StatusWaiting, 7, vars
+	sn.Tokens = []engine.TokenState{{ID: 4, ElementID: "review", Status: engine.TokenTask, TaskID: "t-9",
+		Local: map[string]any{"item": int64(3)}}}
+	sn.Tasks = []engine.Task{{ID: "t-9", InstanceID: "w-1", Status: engine.TaskOpen, CandidateUsers: []string{},
+		CandidateGroups: []string{"clerks"}, Created: base}}
+	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: sn, PrevSeq: 0}}}))
+	got, err := s.Instance(c, "w-1")
+	require.NoError(t, err)
+	require.Equal(t, engine.StatusWaiting, got.Status)
+	require.EqualValues(t, 3, got.Seq)
+	require.EqualValues(t, 7, got.NextID)
+	require.Equal(t, vars["int"], got.Variables["int"])
+	require.Equal(t, vars["float"], got.Variables["float"])
+	require.Equal(t, vars["whole"], got.Variables["whole"], "a whole float64 stays float64")
+	require.Contains(t, got.Variables, "null")
+	require.Equal(t, vars["list"], got.Variables["list"])
+	require.Equal(t, vars["nested"], got.Variables["nested"])
+	require.True(t, base.Equal(got.Variables["when"].(time.Time)))
+	require.Equal(t, sn.Tokens[0].Local, got.Tokens[0].Local)
+	require.Equal(t, "t-9", got.Tokens[0].TaskID)
+	require.Len(t, got.Tasks, 1)
+	require.Equal(t, []string{"clerks"}, got.Tasks[0].CandidateGroups)
+	require.Equal(t, []string{}, got.Tasks[0].CandidateUsers)
+
+	// The next change finds its guard, and the instance moves on.
+	next := snap("w-1", "order")
+	next.Seq, next.Status = 5, engine.StatusRunning
+	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: next, PrevSeq: 3}}}))
+	got, err = s.Instance(c, "w-1")
+	require.NoError(t, err)
+	require.EqualValues(t, 5, got.Seq)
 }
 
 // testVariables checks that JSON-like values come back in the shapes the
