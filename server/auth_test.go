@@ -35,6 +35,7 @@ func identityConfig(t *testing.T) server.IdentityConfig {
 		Users: []server.UserConfig{
 			{Name: "alice", Password: hash(t, "alice-pw"), Groups: []string{"managers"}, Roles: []string{server.RoleWorker}},
 			{Name: "olga", Password: hash(t, "olga-pw"), Groups: []string{"ops"}, Roles: []string{server.RoleOperator}},
+			{Name: "dora", Password: hash(t, "dora-pw"), Groups: []string{"design"}, Roles: []string{server.RoleDesigner}},
 		},
 	}
 }

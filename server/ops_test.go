@@ -209,7 +209,7 @@ func TestRequestLoggedOnce(t *testing.T) {
 func TestRolesAndIdentity(t *testing.T) {
 	t.Parallel()
 	f := setup(t, func(c *server.Config) { c.Identity = identityConfig(t) })
-	f.deployApprovalAs(bearer(t, "olga", nil, time.Minute))
+	f.deployApprovalAs(bearer(t, "dora", nil, time.Minute))
 	alice := bearer(t, "alice", []string{"managers"}, time.Minute)
 	olga := bearer(t, "olga", []string{"ops"}, time.Minute)
 	for _, tc := range []struct {
@@ -220,6 +220,12 @@ func TestRolesAndIdentity(t *testing.T) {
 		status int
 		code   string
 	}{
+		{"worker deploys", alice, http.MethodPost, "/api/v1/definitions", http.StatusForbidden, "forbidden"},
+		{"operator deploys", olga, http.MethodPost, "/api/v1/definitions", http.StatusForbidden, "forbidden"},
+		{"worker pauses", alice, http.MethodPost, "/api/v1/instances/x/pause", http.StatusForbidden, "forbidden"},
+		{"worker cancels", alice, http.MethodPost, "/api/v1/instances/x/cancel", http.StatusForbidden, "forbidden"},
+		{"operator completes a task", olga, http.MethodPost, "/api/v1/tasks/x/complete", http.StatusForbidden, "forbidden"},
+		{"operator pauses an unknown instance", olga, http.MethodPost, "/api/v1/instances/x/pause", http.StatusNotFound, "not_found"},
 		{"worker modifies", alice, http.MethodPost, "/api/v1/instances/x/modify", http.StatusForbidden, "forbidden"},
 		{"worker sets variables", alice, http.MethodPost, "/api/v1/instances/x/variables", http.StatusForbidden, "forbidden"},
 		{"worker resolves", alice, http.MethodPost, "/api/v1/incidents/x/resolve", http.StatusForbidden, "forbidden"},

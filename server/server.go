@@ -117,14 +117,17 @@ func (s *Server) routes() {
 
 	s.identityRoutes()
 	api := s.app.Group("/api/v1")
-	api.Post("/definitions", s.deploy)
+	// Roles (admins have all): designers deploy, operators steer instances,
+	// workers complete the tasks they may see; any user may start and read.
+	designer, operator, worker := requireRole(RoleDesigner), requireRole(RoleOperator), requireRole(RoleWorker)
+	api.Post("/definitions", designer, s.deploy)
 	api.Post("/instances", s.startInstance)
 	api.Get("/instances/:id", s.getInstance)
-	api.Post("/instances/:id/pause", s.control((*engine.Engine).Pause))
-	api.Post("/instances/:id/resume", s.control((*engine.Engine).Resume))
-	api.Post("/instances/:id/cancel", s.control((*engine.Engine).Cancel))
+	api.Post("/instances/:id/pause", operator, s.control((*engine.Engine).Pause))
+	api.Post("/instances/:id/resume", operator, s.control((*engine.Engine).Resume))
+	api.Post("/instances/:id/cancel", operator, s.control((*engine.Engine).Cancel))
 	api.Get("/tasks", s.listTasks)
-	api.Post("/tasks/:id/complete", s.completeTask)
+	api.Post("/tasks/:id/complete", worker, s.completeTask)
 	api.Post("/messages", s.correlate)
 	s.routesV1(api)
 	s.liveRoutes()
