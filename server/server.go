@@ -148,14 +148,16 @@ func (s *Server) Listen(ctx context.Context, addr string) error {
 // Serve serves on ln until ctx is done, like Listen.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.log.Info("http server listening", "addr", ln.Addr().String())
+	tl := newTrackingListener(ln)
 	errc := make(chan error, 1)
-	go func() { errc <- s.app.Listener(ln) }()
+	go func() { errc <- s.app.Listener(tl) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
 	defer s.Close()
+	tl.closeSilent() // requests in flight finish; connections that never asked for anything go now
 	if err := s.app.ShutdownWithTimeout(s.cfg.ShutdownTimeout); err != nil {
 		return fmt.Errorf("shutting down http server: %w", err)
 	}
