@@ -157,7 +157,23 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	defer s.Close()
-	tl.closeSilent() // requests in flight finish; connections that never asked for anything go now
+	// Requests in flight finish; connections that never asked for anything
+	// are closed, again every 100 ms while the shutdown lasts (one may still
+	// be accepted meanwhile), as fasthttp does with idle keep-alive ones.
+	stop := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			tl.closeSilent()
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	defer close(stop)
 	if err := s.app.ShutdownWithTimeout(s.cfg.ShutdownTimeout); err != nil {
 		return fmt.Errorf("shutting down http server: %w", err)
 	}
