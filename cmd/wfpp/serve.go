@@ -81,7 +81,12 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 	if err := deploySample(ctx, eng, log); err != nil {
 		return err
 	}
-	srv, err := server.New(server.Config{Engine: eng, Logger: log})
+	identity, err := server.LoadIdentity(os.Getenv)
+	if err != nil {
+		return fmt.Errorf("identity (WFPP_IDENTITY_FILE, WFPP_USERS, WFPP_JWT_SECRET): %w", err)
+	}
+	log.Info(identity.Describe())
+	srv, err := server.New(server.Config{Engine: eng, Logger: log, Identity: identity})
 	if err != nil {
 		return err
 	}
