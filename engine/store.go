@@ -11,6 +11,9 @@ var (
 	ErrNotFound  = errors.New("not found")
 	ErrConflict  = errors.New("conflict") // a sequence guard or unique index said no
 	ErrDuplicate = errors.New("duplicate")
+	// ErrUnavailable means the store did not answer (down, unreachable, timed
+	// out): nothing was changed by the failed call; try again later.
+	ErrUnavailable = errors.New("store unavailable")
 )
 
 // Store is what the engine needs from persistence. Implementations:

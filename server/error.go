@@ -120,7 +120,7 @@ func classify(err error) *Error {
 	case errors.Is(err, engine.ErrDisabled):
 		return &Error{Status: http.StatusConflict, Code: "definition_disabled", Message: msg}
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
-		errors.Is(err, engine.ErrClosed), errors.Is(err, engine.ErrNotRunning):
+		errors.Is(err, engine.ErrClosed), errors.Is(err, engine.ErrNotRunning), errors.Is(err, engine.ErrUnavailable):
 		return &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: msg + ": try again later"}
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: "internal", Message: "internal error: see the server log under the correlation id"}

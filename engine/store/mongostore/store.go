@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 
 	"github.com/workflowpp/wfpp/engine"
 )
@@ -108,6 +109,9 @@ func mapErr(err error, what string) error {
 		return fmt.Errorf("%s: %w", what, engine.ErrNotFound)
 	case mongo.IsDuplicateKeyError(err):
 		return fmt.Errorf("%s: %w: %w", what, engine.ErrDuplicate, err)
+	case mongo.IsNetworkError(err), mongo.IsTimeout(err), errors.Is(err, mongo.ErrClientDisconnected),
+		errors.As(err, new(topology.ServerSelectionError)):
+		return fmt.Errorf("%s: %w: %w", what, engine.ErrUnavailable, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
