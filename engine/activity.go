@@ -13,12 +13,9 @@ import (
 // node's workers once the round is stored.
 func (x *instance) startJob(t *token) {
 	n := t.node
-	local, err := x.inputs(t, n)
-	if err != nil {
-		x.incidentAt(t, "expression", err.Error(), phaseEnter)
+	if !x.takeInputs(t) {
 		return
 	}
-	t.local = local
 	t.attempt++
 	t.status = TokenJob
 	if t.attempt == 1 && t.outer == 0 {
@@ -150,6 +147,18 @@ func (x *instance) finishActivity(t *token, result map[string]any) {
 	x.disarmToken(t)
 	t.local, t.job, t.taskID = nil, 0, ""
 	x.leave(t)
+}
+
+// takeInputs sets the token's local variables from its activity's input
+// mappings; when a mapping fails it raises an incident and reports false.
+func (x *instance) takeInputs(t *token) bool {
+	local, err := x.inputs(t, t.node)
+	if err != nil {
+		x.incidentAt(t, "expression", err.Error(), phaseEnter)
+		return false
+	}
+	t.local = local
+	return true
 }
 
 // inputs evaluates an activity's input mappings into its local variables.

@@ -15,6 +15,15 @@ func (x *instance) apply(ctx context.Context, c command) reply {
 		x.held = append(x.held, c)
 		return x.reply(c, nil)
 	}
+	err := x.do(ctx, c)
+	x.drain()
+	x.updateStatus()
+	return x.reply(c, err)
+}
+
+// do carries out one command; apply (and resume, for the commands a pause
+// held) call it.
+func (x *instance) do(ctx context.Context, c command) error {
 	var err error
 	switch c.kind {
 	case cmdStart:
@@ -52,9 +61,7 @@ func (x *instance) apply(ctx context.Context, c command) reply {
 	default:
 		err = fmt.Errorf("unknown command %d", c.kind)
 	}
-	x.drain()
-	x.updateStatus()
-	return x.reply(c, err)
+	return err
 }
 
 func (x *instance) reply(c command, err error) reply {

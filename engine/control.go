@@ -95,22 +95,9 @@ func (x *instance) resume(ctx context.Context) error {
 	held := x.held
 	x.held = nil
 	for _, c := range held {
-		x.applyHeld(ctx, c)
+		_ = x.do(ctx, c) // held commands are results and timers: no caller waits for them
 	}
 	return nil
-}
-
-func (x *instance) applyHeld(_ context.Context, c command) {
-	switch c.kind {
-	case cmdJobDone:
-		x.jobDone(c)
-	case cmdJobFailed:
-		x.jobFailed(c)
-	case cmdRetry:
-		x.retryJob(c)
-	case cmdTimer:
-		x.timerFired(c.sub)
-	}
 }
 
 func (x *instance) cancel() error {

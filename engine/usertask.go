@@ -12,12 +12,9 @@ import (
 // createTask opens the inbox task of a user task and waits for it.
 func (x *instance) createTask(t *token) {
 	n := t.node
-	local, err := x.inputs(t, n)
-	if err != nil {
-		x.incidentAt(t, "expression", err.Error(), phaseEnter)
+	if !x.takeInputs(t) {
 		return
 	}
-	t.local = local
 	task, err := x.newTask(t, n)
 	if err != nil {
 		x.incidentAt(t, "expression", err.Error(), phaseEnter)
