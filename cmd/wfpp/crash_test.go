@@ -409,7 +409,7 @@ type child struct {
 	http *http.Client
 }
 
-var listeningRE = regexp.MustCompile(`msg="http server listening" addr=(\S+)`)
+var listeningRE = regexp.MustCompile(`"msg":"http server listening","addr":"([^"]+)"`)
 
 func startChild(t *testing.T, bin, dataDir string) *child {
 	t.Helper()
@@ -540,7 +540,7 @@ func (c *child) dumpLog(t *testing.T) {
 	var keep []string
 	failed := 0
 	for line := range strings.Lines(string(b)) {
-		if strings.Contains(line, " path=/api/v1/") {
+		if strings.Contains(line, `"path":"/api/v1/`) {
 			failed++
 			continue
 		}

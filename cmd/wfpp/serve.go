@@ -47,7 +47,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	// Containers stop with SIGTERM; shut down as on Ctrl-C.
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
-	log := slog.New(slog.NewTextHandler(stdout, nil))
+	log := slog.New(slog.NewJSONHandler(stdout, nil)) // structured: one JSON object per line
 	if err := serve(ctx, *addr, log); err != nil {
 		fmt.Fprintf(stderr, "wfpp serve: %v\n", err)
 		return exitUsage
