@@ -59,7 +59,8 @@ type Store interface {
 	// Events returns the events of an instance with Seq > after, in order.
 	Events(ctx context.Context, instanceID string, after uint64, limit int) ([]Event, error)
 
-	// Tasks lists inbox tasks matching f, by priority then due date.
+	// Tasks lists inbox tasks matching f, by priority then due date (or by
+	// due date then priority with f.ByDue).
 	Tasks(ctx context.Context, f TaskFilter) (page []Task, next string, err error)
 	// Task returns one task.
 	Task(ctx context.Context, id string) (Task, error)
@@ -123,8 +124,11 @@ type TaskFilter struct {
 	User       string
 	Groups     []string
 	Status     TaskStatus // empty: any
-	Cursor     string
-	Limit      int
+	// ByDue orders by due date (soonest first, none last), then priority;
+	// by default the order is priority (highest first), then due date.
+	ByDue  bool
+	Cursor string
+	Limit  int
 }
 
 // IncidentFilter selects incidents.

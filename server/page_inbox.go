@@ -53,7 +53,7 @@ func (s *Server) inboxFragment(c *fiber.Ctx) error {
 func (s *Server) pageInboxData(c *fiber.Ctx) (web.InboxData, error) {
 	u, _, _ := pageUser(c)
 	d := web.InboxData{Filter: c.Query("filter", "all"), Process: c.Query("process"), Sort: c.Query("sort", "priority")}
-	f := engine.TaskFilter{Status: engine.TaskOpen, Cursor: c.Query("cursor"), Limit: inboxScanPage}
+	f := engine.TaskFilter{Status: engine.TaskOpen, Cursor: c.Query("cursor"), Limit: inboxScanPage, ByDue: d.Sort == "due"}
 	switch d.Filter {
 	case "mine":
 		f.Assignee = u.Name
@@ -97,19 +97,6 @@ scan:
 			break
 		}
 		f.Cursor = more
-	}
-	if d.Sort == "due" {
-		slices.SortStableFunc(d.Tasks, func(a, b web.TaskRow) int {
-			switch {
-			case a.Due == nil && b.Due == nil:
-				return 0
-			case a.Due == nil:
-				return 1
-			case b.Due == nil:
-				return -1
-			}
-			return a.Due.Compare(*b.Due)
-		})
 	}
 	q := url.Values{"filter": {d.Filter}, "sort": {d.Sort}}
 	if d.Process != "" {

@@ -20,7 +20,11 @@ func (s *Store) Tasks(_ context.Context, f engine.TaskFilter) ([]engine.Task, st
 		}
 	}
 	s.mu.RUnlock()
-	slices.SortFunc(all, compareTasks)
+	if f.ByDue {
+		slices.SortFunc(all, compareTasksByDue)
+	} else {
+		slices.SortFunc(all, compareTasks)
+	}
 	page, next := paginate(all, f.Cursor, f.Limit, func(t engine.Task) string { return t.ID })
 	return page, next, nil
 }
@@ -40,6 +44,25 @@ func compareTasks(a, b engine.Task) int {
 		if c := a.Due.Compare(*b.Due); c != 0 {
 			return c
 		}
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// compareTasksByDue orders by due date (soonest first, none last), then
+// priority (high first), then creation.
+func compareTasksByDue(a, b engine.Task) int {
+	switch {
+	case a.Due != nil && b.Due == nil:
+		return -1
+	case a.Due == nil && b.Due != nil:
+		return 1
+	case a.Due != nil && b.Due != nil:
+		if c := a.Due.Compare(*b.Due); c != 0 {
+			return c
+		}
+	}
+	if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
+		return c
 	}
 	return cmp.Compare(a.ID, b.ID)
 }

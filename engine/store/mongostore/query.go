@@ -22,7 +22,10 @@ type taskDoc struct {
 	DueSort     time.Time `bson:"due_sort"`
 }
 
-var taskSort = bson.D{{Key: "priority", Value: -1}, {Key: "due_sort", Value: 1}, {Key: "_id", Value: 1}}
+var (
+	taskSort      = bson.D{{Key: "priority", Value: -1}, {Key: "due_sort", Value: 1}, {Key: "_id", Value: 1}}
+	taskSortByDue = bson.D{{Key: "due_sort", Value: 1}, {Key: "priority", Value: -1}, {Key: "_id", Value: 1}}
+)
 
 func (s *Store) upsertTask(ctx context.Context, t engine.Task) error {
 	doc := taskDoc{Task: t, DueSort: noDue}
@@ -68,17 +71,29 @@ func (s *Store) Tasks(ctx context.Context, f engine.TaskFilter) ([]engine.Task, 
 			return nil, "", mapErr(err, "task cursor "+f.Cursor)
 		}
 		p, d := last.Priority, last.DueSort
-		and = append(and, bson.D{{Key: "$or", Value: bson.A{
+		after := bson.A{
 			bson.D{{Key: "priority", Value: bson.D{{Key: "$lt", Value: p}}}},
 			bson.D{{Key: "priority", Value: p}, {Key: "due_sort", Value: bson.D{{Key: "$gt", Value: d}}}},
 			bson.D{{Key: "priority", Value: p}, {Key: "due_sort", Value: d}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: last.ID}}}},
-		}}})
+		}
+		if f.ByDue {
+			after = bson.A{
+				bson.D{{Key: "due_sort", Value: bson.D{{Key: "$gt", Value: d}}}},
+				bson.D{{Key: "due_sort", Value: d}, {Key: "priority", Value: bson.D{{Key: "$lt", Value: p}}}},
+				bson.D{{Key: "due_sort", Value: d}, {Key: "priority", Value: p}, {Key: "_id", Value: bson.D{{Key: "$gt", Value: last.ID}}}},
+			}
+		}
+		and = append(and, bson.D{{Key: "$or", Value: after}})
 	}
 	filter := bson.D{}
 	if len(and) > 0 {
 		filter = bson.D{{Key: "$and", Value: and}}
 	}
-	opts := options.Find().SetSort(taskSort)
+	sort := taskSort
+	if f.ByDue {
+		sort = taskSortByDue
+	}
+	opts := options.Find().SetSort(sort)
 	if f.Limit > 0 {
 		opts.SetLimit(int64(f.Limit) + 1)
 	}

@@ -59,6 +59,7 @@ func Run(t *testing.T, newStore func(t *testing.T) engine.Store, opts ...Option)
 		{"Events", testEvents},
 		{"Tasks", testTasks},
 		{"TaskPagination", testTaskPagination},
+		{"TasksByDue", testTasksByDue},
 		{"Incidents", testIncidents},
 		{"DeadLetters", testDeadLetters},
 		{"Ping", func(t *testing.T, s engine.Store) { require.NoError(t, s.Ping(t.Context())) }},
@@ -415,6 +416,41 @@ func testCommitCreateTwice(t *testing.T, s engine.Store) {
 	again.Seq = 1
 	err := s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: again, PrevSeq: 0}}})
 	require.ErrorIs(t, err, engine.ErrConflict)
+}
+
+// testTasksByDue: ByDue orders by due date (none last), then priority, and
+// pages through that order.
+func testTasksByDue(t *testing.T, s engine.Store) {
+	c := ctx(t)
+	sn := snap("i-due", "order")
+	sn.Seq, sn.Status = 1, engine.StatusWaiting
+	task := func(id string, prio int, due *time.Time) engine.Task {
+		return engine.Task{ID: id, InstanceID: "i-due", DefinitionKey: "order", ElementID: "review", Name: id,
+			Priority: prio, Due: due, Status: engine.TaskOpen, CandidateUsers: []string{}, CandidateGroups: []string{}, Created: base}
+	}
+	tasks := []engine.Task{task("a", 90, nil), task("b", 10, ptr(at(time.Hour))), task("c", 50, ptr(at(2*time.Hour))), task("d", 50, ptr(at(time.Hour)))}
+	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: sn, PrevSeq: 0, Tasks: tasks}}}))
+	var got []string
+	f := engine.TaskFilter{InstanceID: "i-due", ByDue: true, Limit: 2}
+	for {
+		page, next, err := s.Tasks(c, f)
+		require.NoError(t, err)
+		for _, tk := range page {
+			got = append(got, tk.ID)
+		}
+		if next == "" {
+			break
+		}
+		f.Cursor = next
+	}
+	require.Equal(t, []string{"d", "b", "c", "a"}, got)
+	page, _, err := s.Tasks(c, engine.TaskFilter{InstanceID: "i-due"})
+	require.NoError(t, err)
+	ids := []string{}
+	for _, tk := range page {
+		ids = append(ids, tk.ID)
+	}
+	require.Equal(t, []string{"a", "d", "c", "b"}, ids, "the default order: priority, then due date")
 }
 
 // testVariablesWaiting: a waiting instance (which a store may keep in another
