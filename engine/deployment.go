@@ -224,3 +224,14 @@ func (e *Engine) Definition(ctx context.Context, key string, version int) (Defin
 	}
 	return rec, dep.def, nil
 }
+
+// latestVersions returns the newest version of every key.
+func latestVersions(recs []DefinitionRecord) map[string]DefinitionRecord {
+	latest := map[string]DefinitionRecord{}
+	for _, r := range recs {
+		if cur, ok := latest[r.Key]; !ok || r.Version > cur.Version {
+			latest[r.Key] = r
+		}
+	}
+	return latest
+}

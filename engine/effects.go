@@ -66,8 +66,6 @@ func (f *effects) run(e *Engine) {
 	}
 }
 
-func (f *effects) discard(*Engine) {}
-
 func (f *effects) reset() {
 	clear(f.jobs)
 	f.jobs = f.jobs[:0]

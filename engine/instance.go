@@ -81,7 +81,7 @@ type step struct {
 	via  *model.Flow
 }
 
-func newInstance(p *partition, req *startRequest) (*instance, error) {
+func newInstance(p *partition, req *startRequest) *instance {
 	x := &instance{
 		p: p, e: p.e, id: req.snap.ID, dep: req.dep, proc: req.proc,
 		head: *req.snap, status: StatusRunning,
@@ -90,8 +90,7 @@ func newInstance(p *partition, req *startRequest) (*instance, error) {
 	if x.vars == nil {
 		x.vars = map[string]any{}
 	}
-	x.varsOwned = false
-	return x, nil
+	return x // vars is shared with the stored snapshot until the first write copies it
 }
 
 func restoreInstance(p *partition, s *Snapshot) (*instance, error) {

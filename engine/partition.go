@@ -103,10 +103,7 @@ func (p *partition) answer(c command, r reply) {
 // when this applier does not hold it.
 func (p *partition) instance(ctx context.Context, c command) (*instance, error) {
 	if c.kind == cmdStart {
-		inst, err := newInstance(p, c.start)
-		if err != nil {
-			return nil, err
-		}
+		inst := newInstance(p, c.start)
 		if old := p.instances[inst.id]; old != nil {
 			return nil, fmt.Errorf("instance %s exists already: %w", inst.id, ErrDuplicate)
 		}
@@ -174,7 +171,6 @@ func (p *partition) failRound(err error) {
 		inst.discardTimers()
 		delete(p.instances, inst.id)
 	}
-	p.effects.discard(p.e)
 	for i := range p.replies {
 		p.replies[i].r = reply{err: err}
 	}

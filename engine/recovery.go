@@ -16,12 +16,7 @@ func (e *Engine) recover(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("recovering definitions: %w", err)
 	}
-	latest := map[string]DefinitionRecord{}
-	for _, r := range recs {
-		if cur, ok := latest[r.Key]; !ok || r.Version > cur.Version {
-			latest[r.Key] = r
-		}
-	}
+	latest := latestVersions(recs)
 	for _, rec := range latest {
 		dep, err := e.defs.byID(ctx, rec.ID)
 		if err != nil {

@@ -111,12 +111,7 @@ func (e *Engine) startByEvent(ctx context.Context, trigger model.Trigger, name s
 	if err != nil {
 		return 0, err
 	}
-	latest := map[string]DefinitionRecord{}
-	for _, r := range recs {
-		if cur, ok := latest[r.Key]; !ok || r.Version > cur.Version {
-			latest[r.Key] = r
-		}
-	}
+	latest := latestVersions(recs)
 	n := 0
 	for _, rec := range latest {
 		if !rec.Enabled {
