@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/a-h/templ"
@@ -107,4 +108,23 @@ func pageOffset(c *fiber.Ctx, n, size int) (lo, hi int, next string) {
 		next = strconv.Itoa(hi)
 	}
 	return lo, hi, next
+}
+
+// definitionKeys lists the key of every deployed definition, sorted, for the
+// pages' process filters.
+func (s *Server) definitionKeys(c *fiber.Ctx) ([]string, error) {
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	defs, err := s.eng.Store().Definitions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	for _, rec := range defs {
+		if !slices.Contains(keys, rec.Key) {
+			keys = append(keys, rec.Key)
+		}
+	}
+	slices.Sort(keys)
+	return keys, nil
 }

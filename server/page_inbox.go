@@ -23,18 +23,9 @@ func (s *Server) inboxPage(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := s.ctx(c)
-	defer cancel()
-	defs, err := s.eng.Store().Definitions(ctx)
-	if err != nil {
+	if d.Processes, err = s.definitionKeys(c); err != nil {
 		return err
 	}
-	for _, rec := range defs {
-		if !slices.Contains(d.Processes, rec.Key) {
-			d.Processes = append(d.Processes, rec.Key)
-		}
-	}
-	slices.Sort(d.Processes)
 	p := s.pageInfo(c, "Inbox", "inbox", "form-js/form-js.css")
 	p.Module = "inbox.js"
 	return renderPage(c, web.InboxPage(p, d))

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/url"
-	"slices"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -16,18 +15,9 @@ func (s *Server) instancesPage(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := s.ctx(c)
-	defer cancel()
-	defs, err := s.eng.Store().Definitions(ctx)
-	if err != nil {
+	if d.Definitions, err = s.definitionKeys(c); err != nil {
 		return err
 	}
-	for _, rec := range defs {
-		if !slices.Contains(d.Definitions, rec.Key) {
-			d.Definitions = append(d.Definitions, rec.Key)
-		}
-	}
-	slices.Sort(d.Definitions)
 	p := s.pageInfo(c, "Instances", "instances")
 	p.Module = "instances.js"
 	return renderPage(c, web.InstancesPage(p, d))
