@@ -258,6 +258,18 @@ var capabilityCases = []capabilityCase{
 		_, err := aggregate(ctx, c, stage("$group", bson.M{"_id": "$k", "first": bson.M{"$first": "$n"}}))
 		return err
 	}},
+	{"$group with two accumulators", false, func(ctx context.Context, c *mongo.Collection) error {
+		// FerretDB v1 feeds the group's documents to the first accumulator
+		// only; the second sums nothing. bson.D keeps the order fixed.
+		out, err := aggregate(ctx, c,
+			stage("$group", bson.D{{Key: "_id", Value: "$k"}, {Key: "count", Value: bson.M{"$sum": 1}}, {Key: "total", Value: bson.M{"$sum": "$n"}}}),
+			stage("$sort", bson.D{{Key: "_id", Value: 1}}),
+		)
+		if err != nil {
+			return err
+		}
+		return expect("groups (silently wrong)", out, []bson.M{{"_id": "a", "count": int32(1), "total": int32(1)}, {"_id": "b", "count": int32(2), "total": int32(5)}})
+	}},
 	{"$sortByCount $out $merge stages", false, func(ctx context.Context, c *mongo.Collection) error {
 		_, err := aggregate(ctx, c, stage("$sortByCount", "$k"))
 		return err
@@ -352,7 +364,7 @@ var capabilityCases = []capabilityCase{
 	{"aggregate $match $group $sort $limit $project $unwind $count", true, func(ctx context.Context, c *mongo.Collection) error {
 		out, err := aggregate(ctx, c,
 			stage("$match", bson.M{"n": bson.M{"$gte": 1}}),
-			stage("$group", bson.M{"_id": "$k", "total": bson.M{"$sum": "$n"}, "count": bson.M{"$sum": 1}}),
+			stage("$group", bson.M{"_id": "$k", "total": bson.M{"$sum": "$n"}}),
 			stage("$sort", bson.D{{Key: "_id", Value: 1}}),
 			stage("$limit", 5),
 			stage("$project", bson.M{"total": 1}),

@@ -47,7 +47,7 @@
 //   - CountDocuments, EstimatedDocumentCount, Drop (also of a missing
 //     collection), index create/list/drop, renameCollection, capped
 //     collections, write concern majority, read concern majority.
-//   - Aggregation stages $match, $group (accumulators $sum and $count only),
+//   - Aggregation stages $match, $group (one accumulator, $sum or $count),
 //     $sort, $skip, $limit, $project, $unwind, $count, $addFields/$set and
 //     $unset with field paths or literals only.
 //   - Data, including indexes, persists across Close and Start on a DataDir.
@@ -77,7 +77,9 @@
 //   - Silently wrong, no error: $push with $slice/$position ignores the
 //     modifier (bound arrays yourself); $pull with a condition document
 //     removes nothing (pull by value only); $elemMatch on an array of
-//     documents matches nothing (use dotted paths).
+//     documents matches nothing (use dotted paths); a $group with two
+//     accumulators feeds the documents to the first only (the second sums
+//     to 0; run one $group per accumulator).
 //   - Positional $ and $[<id>] updates (arrayFilters), updates with an
 //     aggregation pipeline, $expr queries, collation, findAndModify with a
 //     projection (FindOneAndUpdate SetProjection), projection operators
