@@ -112,7 +112,8 @@ func openEmbedded(ctx context.Context, cfg storeConfig, log *slog.Logger) (engin
 	}
 	dbName := cmp.Or(cfg.Database, cfg.MongoDB, mongoDBDefault)
 	// This process owns the data directory: commits need no sequence guard.
-	client, st, err := connectStore(ctx, srv.URI(), dbName, mongostore.Config{Logger: log, SingleWriter: true})
+	// FerretDB scans for any filter but _id: indexes would only slow writes.
+	client, st, err := connectStore(ctx, srv.URI(), dbName, mongostore.Config{Logger: log, SingleWriter: true, NoQueryIndexes: true})
 	if err == nil {
 		err = srv.IndexByID(ctx, dbName)
 	}

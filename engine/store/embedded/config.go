@@ -63,7 +63,7 @@ func (c Config) WithDefaults() Config {
 	c.Addr = cmp.Or(c.Addr, AddrDefault)
 	c.StartTimeout = cmp.Or(c.StartTimeout, StartTimeoutDefault)
 	if c.Logger == nil {
-		c.Logger = slog.New(quietHandler{slog.Default().Handler()})
+		c.Logger = slog.New(quietHandler{base: slog.Default().Handler()})
 	}
 	return c
 }

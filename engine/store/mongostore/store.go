@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,20 +35,34 @@ type Config struct {
 	// Leave it off for a shared MongoDB, where the (_id, seq) guard stops two
 	// replicas that both think they own an instance.
 	SingleWriter bool
+	// NoQueryIndexes leaves out the indexes that only speed up queries,
+	// keeping those that enforce uniqueness. For the embedded FerretDB, which
+	// runs every filter but a plain _id by scanning in Go: there such an index
+	// is never used, yet SQLite parses each written document again to keep it.
+	NoQueryIndexes bool
 	// ClaimWait is how long a start whose request id is claimed waits for the
 	// claimed instance before adopting the claim. Default ClaimWaitDefault.
 	ClaimWait time.Duration
 }
 
+// indexes are the indexes of one collection.
+type indexes struct {
+	c      *mongo.Collection
+	models []mongo.IndexModel
+}
+
 // Store is an engine.Store on a MongoDB database.
 type Store struct {
-	meta                                                             *mongo.Collection
-	claimWait                                                        time.Duration
-	dirty                                                            atomic.Bool // a commit stored snapshots but not all of their writes
-	db                                                               *mongo.Database
-	log                                                              *slog.Logger
-	singleWriter                                                     bool
-	defs, instances, requests, events, tasks, incidents, deadLetters *mongo.Collection
+	db           *mongo.Database
+	log          *slog.Logger
+	claimWait    time.Duration
+	singleWriter bool
+	dirty        atomic.Bool // a commit stored snapshots but not all of their writes
+	// latest caches the latest version of each key under SingleWriter, when
+	// no other process can deploy or disable behind this one's back.
+	latest sync.Map // key → engine.DefinitionRecord
+
+	defs, heads, instances, requests, events, tasks, incidents, deadLetters, meta *mongo.Collection
 }
 
 // New returns a Store on db after creating its indexes.
@@ -57,6 +73,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 	s := &Store{
 		db: db, log: cfg.Logger, singleWriter: cfg.SingleWriter, claimWait: cmp.Or(cfg.ClaimWait, ClaimWaitDefault),
 		defs:        db.Collection("definitions"),
+		heads:       db.Collection("definition_heads"),
 		instances:   db.Collection("instances"),
 		requests:    db.Collection("requests"),
 		events:      db.Collection("events"),
@@ -65,10 +82,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		deadLetters: db.Collection("dead_letters"),
 		meta:        db.Collection("meta"),
 	}
-	idx := []struct {
-		c      *mongo.Collection
-		models []mongo.IndexModel
-	}{
+	idx := []indexes{
 		{s.defs, []mongo.IndexModel{{Keys: bson.D{{Key: "key", Value: 1}, {Key: "version", Value: 1}}, Options: options.Index().SetUnique(true)}}},
 		{s.instances, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "definition_key", Value: 1}}},
@@ -84,16 +98,75 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		{s.incidents, []mongo.IndexModel{{Keys: bson.D{{Key: "instance_id", Value: 1}}}}},
 		{s.deadLetters, []mongo.IndexModel{{Keys: bson.D{{Key: "instance_id", Value: 1}}}}},
 	}
+	if err := s.createCollections(ctx); err != nil {
+		return nil, err
+	}
 	// One at a time: FerretDB v1.24 panics (and drops the connection) on a
 	// createIndexes of several indexes that all exist already, as on a restart.
 	for _, x := range idx {
 		for _, m := range x.models {
+			if cfg.NoQueryIndexes && !unique(m) {
+				continue
+			}
 			if _, err := x.c.Indexes().CreateOne(ctx, m); err != nil {
 				return nil, fmt.Errorf("mongostore: indexes of %s: %w", x.c.Name(), err)
 			}
 		}
+		if cfg.NoQueryIndexes {
+			if err := dropQueryIndexes(ctx, x); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return s, nil
+}
+
+// dropQueryIndexes drops the query-only indexes an older version created.
+func dropQueryIndexes(ctx context.Context, x indexes) error {
+	specs, err := x.c.Indexes().ListSpecifications(ctx)
+	if err != nil {
+		return mapErr(err, "listing the indexes of "+x.c.Name())
+	}
+	for _, spec := range specs {
+		if spec.Name == "_id_" || spec.Unique != nil && *spec.Unique {
+			continue
+		}
+		if err := x.c.Indexes().DropOne(ctx, spec.Name); err != nil {
+			return mapErr(err, "dropping index "+spec.Name+" of "+x.c.Name())
+		}
+	}
+	return nil
+}
+
+// createCollections creates the collections that do not exist yet, so that
+// they all exist once New returns, indexed or not (embedded.IndexByID indexes
+// what exists).
+func (s *Store) createCollections(ctx context.Context) error {
+	names, err := s.db.ListCollectionNames(ctx, bson.D{})
+	if err != nil {
+		return mapErr(err, "listing collections")
+	}
+	for _, c := range []*mongo.Collection{s.defs, s.heads, s.instances, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.meta} {
+		if slices.Contains(names, c.Name()) {
+			continue
+		}
+		if err := s.db.CreateCollection(ctx, c.Name()); err != nil {
+			return mapErr(err, "creating collection "+c.Name())
+		}
+		names = append(names, c.Name())
+	}
+	return nil
+}
+
+func unique(m mongo.IndexModel) bool {
+	if m.Options == nil {
+		return false
+	}
+	var o options.IndexOptions
+	for _, set := range m.Options.List() {
+		_ = set(&o)
+	}
+	return o.Unique != nil && *o.Unique
 }
 
 func (s *Store) Ping(ctx context.Context) error {
@@ -138,6 +211,12 @@ func onlyDuplicates(err error) bool {
 
 // Definitions
 
+// A definition's _id is engine.DefinitionID(key, version), so a version is a
+// point lookup. The latest version of each key is kept in definition_heads
+// ({_id: key, version}): finding it needs no query over the definitions and
+// their sources, which FerretDB would run by scanning and decoding them all
+// on every start by key.
+
 func (s *Store) SaveDefinition(ctx context.Context, rec engine.DefinitionRecord) (engine.DefinitionRecord, bool, error) {
 	for range 20 {
 		latest, err := s.Definition(ctx, rec.Key, 0)
@@ -153,28 +232,71 @@ func (s *Store) SaveDefinition(ctx context.Context, rec engine.DefinitionRecord)
 		}
 		rec.ID = engine.DefinitionID(rec.Key, rec.Version)
 		_, err = s.defs.InsertOne(ctx, rec)
+		if err != nil && !mongo.IsDuplicateKeyError(err) {
+			return engine.DefinitionRecord{}, false, mapErr(err, "saving definition "+rec.Key)
+		}
+		// Stored, or another deployment (or one that crashed before this
+		// step) stored the version: either way it is the latest now.
+		s.latest.Delete(rec.Key)
+		if herr := s.raiseHead(ctx, rec.Key, rec.Version); herr != nil {
+			return engine.DefinitionRecord{}, false, herr
+		}
 		if err == nil {
 			return rec, true, nil
 		}
-		if !mongo.IsDuplicateKeyError(err) {
-			return engine.DefinitionRecord{}, false, mapErr(err, "saving definition "+rec.Key)
-		}
-		// Another deployment of the key won the version: look again.
+		// Look again: the version that won may be this very content.
 	}
 	return engine.DefinitionRecord{}, false, fmt.Errorf("saving definition %s: too much contention: %w", rec.Key, engine.ErrConflict)
 }
 
+type head struct {
+	Key     string `bson:"_id"`
+	Version int    `bson:"version"`
+}
+
+// raiseHead makes version the latest of key unless a newer one is.
+func (s *Store) raiseHead(ctx context.Context, key string, version int) error {
+	_, err := s.heads.UpdateOne(ctx, bson.D{{Key: "_id", Value: key}},
+		bson.D{{Key: "$max", Value: bson.D{{Key: "version", Value: version}}}}, options.UpdateOne().SetUpsert(true))
+	return mapErr(err, "recording the latest version of "+key)
+}
+
 func (s *Store) Definition(ctx context.Context, key string, version int) (engine.DefinitionRecord, error) {
-	var rec engine.DefinitionRecord
-	filter := bson.D{{Key: "key", Value: key}}
-	opts := options.FindOne()
-	if version != 0 {
-		filter = append(filter, bson.E{Key: "version", Value: version})
-	} else {
-		opts.SetSort(bson.D{{Key: "version", Value: -1}})
+	if version == 0 {
+		return s.latestDefinition(ctx, key)
 	}
-	err := s.defs.FindOne(ctx, filter, opts).Decode(&rec)
-	return rec, mapErr(err, fmt.Sprintf("definition %q version %d", key, version))
+	return s.DefinitionByID(ctx, engine.DefinitionID(key, version))
+}
+
+// latestDefinition reads the key's head, then that version.
+func (s *Store) latestDefinition(ctx context.Context, key string) (engine.DefinitionRecord, error) {
+	if rec, ok := s.latest.Load(key); ok {
+		return rec.(engine.DefinitionRecord), nil
+	}
+	var h head
+	err := s.heads.FindOne(ctx, bson.D{{Key: "_id", Value: key}}).Decode(&h)
+	switch {
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return s.latestWithoutHead(ctx, key)
+	case err != nil:
+		return engine.DefinitionRecord{}, mapErr(err, fmt.Sprintf("definition %q version 0", key))
+	}
+	rec, err := s.DefinitionByID(ctx, engine.DefinitionID(key, h.Version))
+	if err == nil && s.singleWriter {
+		s.latest.Store(key, rec)
+	}
+	return rec, err
+}
+
+// latestWithoutHead finds the latest version of a key stored before heads
+// existed, and records its head.
+func (s *Store) latestWithoutHead(ctx context.Context, key string) (engine.DefinitionRecord, error) {
+	var rec engine.DefinitionRecord
+	err := s.defs.FindOne(ctx, bson.D{{Key: "key", Value: key}}, options.FindOne().SetSort(bson.D{{Key: "version", Value: -1}})).Decode(&rec)
+	if err != nil {
+		return rec, mapErr(err, fmt.Sprintf("definition %q version 0", key))
+	}
+	return rec, s.raiseHead(ctx, key, rec.Version)
 }
 
 func (s *Store) DefinitionByID(ctx context.Context, id string) (engine.DefinitionRecord, error) {
@@ -193,6 +315,7 @@ func (s *Store) Definitions(ctx context.Context) ([]engine.DefinitionRecord, err
 }
 
 func (s *Store) SetDefinitionEnabled(ctx context.Context, id string, enabled bool) error {
+	defer s.latest.Clear()
 	res, err := s.defs.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "enabled", Value: enabled}}}})
 	if err != nil {
 		return mapErr(err, fmt.Sprintf("definition %q", id))

@@ -145,14 +145,59 @@ func TestIndexes(t *testing.T) {
 	for _, name := range []string{"instance_id_1", "status_1_assignee_1", "status_1_candidate_groups_1"} {
 		require.Contains(t, tasks, name)
 	}
+
+	// The embedded configuration drops the query-only indexes and keeps the unique ones.
+	_, err = mongostore.New(ctx, db, mongostore.Config{NoQueryIndexes: true})
+	require.NoError(t, err)
+	require.Equal(t, map[string]bool{"_id_": false}, unique("tasks"))
+	require.Equal(t, map[string]bool{"_id_": false}, unique("instances"))
+	require.Equal(t, map[string]bool{"_id_": false, "key_1_version_1": true}, unique("definitions"))
+	names, err := db.ListCollectionNames(ctx, bson.D{})
+	require.NoError(t, err)
+	require.Subset(t, names, []string{"definitions", "instances", "requests", "events", "tasks", "incidents", "dead_letters", "meta"})
 }
 
-// TestConformanceSingleWriter runs the suite with the guard-free commits the
-// embedded server uses.
+// TestConformanceSingleWriter runs the suite with the configuration of the
+// embedded server: guard-free commits, no query-only indexes.
 func TestConformanceSingleWriter(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) engine.Store {
-		s, err := mongostore.New(t.Context(), embedded.NewTestDatabase(t), mongostore.Config{SingleWriter: true})
+		s, err := mongostore.New(t.Context(), embedded.NewTestDatabase(t), mongostore.Config{SingleWriter: true, NoQueryIndexes: true})
 		require.NoError(t, err)
 		return s
 	}, storetest.WithoutSequenceGuard())
+}
+
+// Definitions stored without a head (by an older version, or by a deployment
+// that crashed before recording its head) are still found, and a redeploy of
+// the crashed content returns that version instead of failing.
+func TestDefinitionHeads(t *testing.T) {
+	ctx := t.Context()
+	db := embedded.NewTestDatabase(t)
+	s, err := mongostore.New(ctx, db, mongostore.Config{})
+	require.NoError(t, err)
+	rec := func(version int, checksum string) engine.DefinitionRecord {
+		return engine.DefinitionRecord{ID: engine.DefinitionID("order", version), Key: "order", Version: version,
+			Checksum: checksum, Source: []byte("<bpmn/>"), Enabled: true}
+	}
+	_, err = db.Collection("definitions").InsertOne(ctx, rec(1, "a"))
+	require.NoError(t, err)
+
+	latest, err := s.Definition(ctx, "order", 0)
+	require.NoError(t, err)
+	require.Equal(t, 1, latest.Version)
+
+	_, err = db.Collection("definitions").InsertOne(ctx, rec(2, "b")) // crashed before its head
+	require.NoError(t, err)
+	again, created, err := s.SaveDefinition(ctx, rec(0, "b"))
+	require.NoError(t, err)
+	require.False(t, created)
+	require.Equal(t, 2, again.Version)
+
+	next, created, err := s.SaveDefinition(ctx, rec(0, "c"))
+	require.NoError(t, err)
+	require.True(t, created)
+	require.Equal(t, 3, next.Version)
+	latest, err = s.Definition(ctx, "order", 0)
+	require.NoError(t, err)
+	require.Equal(t, "c", latest.Checksum)
 }
