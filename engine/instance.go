@@ -47,6 +47,7 @@ type instance struct {
 	steps       int
 	dirty       bool
 	prevSeq     uint64
+	unstored    bool // not in the store yet: its next change creates it
 }
 
 // token sits on a node inside a scope instance.
@@ -86,6 +87,8 @@ func newInstance(p *partition, req *startRequest) *instance {
 		p: p, e: p.e, id: req.snap.ID, dep: req.dep, proc: req.proc,
 		head: *req.snap, status: StatusRunning,
 		vars: req.snap.Variables,
+		// A start with a request id stored its instance (CreateInstance) before it ran.
+		unstored: req.snap.RequestID == "",
 	}
 	if x.vars == nil {
 		x.vars = map[string]any{}
@@ -191,7 +194,7 @@ func (x *instance) change() Change {
 	s := x.snapshot()
 	x.snap = nil
 	s.Pending = x.events
-	return Change{Snapshot: s, PrevSeq: x.prevSeq, Tasks: x.taskChanges, Incidents: x.incChanges, DeadLetters: x.deadLetters}
+	return Change{Snapshot: s, PrevSeq: x.prevSeq, Create: x.unstored, Tasks: x.taskChanges, Incidents: x.incChanges, DeadLetters: x.deadLetters}
 }
 
 // committed starts a new change after the store took the last one. The
@@ -200,6 +203,7 @@ func (x *instance) committed() {
 	clear(x.events)
 	x.events = x.events[:0]
 	x.taskChanges, x.incChanges, x.deadLetters = nil, nil, nil
+	x.unstored = false
 }
 
 // idle reports whether the instance waits only for things that arrive as

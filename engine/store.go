@@ -45,7 +45,7 @@ type Store interface {
 	// its first Commit creates the instance.
 	CreateInstance(ctx context.Context, snap *Snapshot) (*Snapshot, error)
 	// Commit stores what one applier batch changed, in the order given. A
-	// change with PrevSeq 0 creates its instance when it is not stored yet. The
+	// change with Create set stores a new instance. The
 	// store owns the batch's snapshots afterwards, but not the Pending slices
 	// (the engine reuses them): copy the events it keeps.
 	Commit(ctx context.Context, b *Batch) error
@@ -98,8 +98,12 @@ type Batch struct {
 // Change is one instance's new snapshot plus the projections it touched.
 // Snapshot.Pending holds the events the change produced.
 type Change struct {
-	Snapshot    *Snapshot
-	PrevSeq     uint64 // the sequence the stored snapshot must have (the guard)
+	Snapshot *Snapshot
+	PrevSeq  uint64 // the sequence the stored snapshot must have (the guard)
+	// Create says the instance is not stored yet and this change stores it:
+	// the first commit of a start without request id. Another instance
+	// stored under the same id makes it a conflict.
+	Create      bool
 	Tasks       []Task
 	Incidents   []Incident
 	DeadLetters []DeadLetter

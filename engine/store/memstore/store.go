@@ -154,7 +154,9 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 	for _, c := range b.Changes {
 		cur, ok := s.instances[c.Snapshot.ID]
 		switch {
-		case !ok && c.PrevSeq == 0:
+		case c.Create && ok:
+			return fmt.Errorf("instance %s exists already: %w", c.Snapshot.ID, engine.ErrConflict)
+		case c.Create:
 			continue // a start without request id: the commit creates it
 		case !ok:
 			return fmt.Errorf("instance %s: %w", c.Snapshot.ID, engine.ErrNotFound)

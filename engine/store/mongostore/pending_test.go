@@ -26,7 +26,7 @@ func TestRecoveryRedoesProjectionsAfterCrash(t *testing.T) {
 		Status: engine.TaskOpen, CandidateUsers: []string{}, CandidateGroups: []string{"clerks"}, Created: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	first := snapshot("i-1", 2, event("i-1", 1), event("i-1", 2))
 	first.Tasks = []engine.Task{open}
-	require.NoError(t, s.Commit(ctx, &engine.Batch{Changes: []engine.Change{{Snapshot: first, PrevSeq: 0, Tasks: []engine.Task{open}}}}))
+	require.NoError(t, s.Commit(ctx, &engine.Batch{Changes: []engine.Change{{Snapshot: first, Create: true, Tasks: []engine.Task{open}}}}))
 
 	// The crash: the last change's snapshot is stored, its task update is not.
 	done := open

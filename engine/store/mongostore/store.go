@@ -541,7 +541,7 @@ func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
 	}
 	// Group commit: one round trip for every snapshot of the batch, one for
 	// their events, one per projection collection touched.
-	committed, conflict, err := s.replaceSnapshots(ctx, b.Changes)
+	committed, conflict, err := s.writeSnapshots(ctx, b.Changes)
 	if err != nil {
 		return err
 	}
@@ -565,24 +565,45 @@ func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
 	return conflict
 }
 
-// replaceSnapshots writes every change's snapshot, guarded by its previous
-// sequence number unless this is the only writer. It returns the changes that
-// were stored and, when some were not, an error naming them.
-func (s *Store) replaceSnapshots(ctx context.Context, changes []engine.Change) ([]engine.Change, error, error) {
-	models := make([]mongo.WriteModel, len(changes))
+// writeSnapshots writes every change's snapshot: the new instances in one
+// insert (FerretDB runs it as one SQLite transaction, where each replace is
+// one of its own), the others replaced under the guard of their previous
+// sequence number unless this is the only writer. It returns the changes
+// that were stored and, when some were not, an error naming them.
+func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]engine.Change, error, error) {
 	nonce := bson.NewObjectID().Hex() // tells our writes from a concurrent writer's
-	for i, c := range changes {
+	var (
+		creates  []any
+		replaces []mongo.WriteModel
+	)
+	for _, c := range changes {
 		doc := snapshotDoc{Snapshot: *c.Snapshot, Commit: nonce, Projections: pendingOf(c)}
-		// PrevSeq 0 creates the instance when it is not stored yet (a start
-		// without request id); under the guard a stored one makes the upsert a
-		// duplicate key, which is a conflict.
-		models[i] = mongo.NewReplaceOneModel().SetFilter(s.guard(c)).SetReplacement(doc).SetUpsert(c.PrevSeq == 0)
+		if c.Create {
+			creates = append(creates, doc)
+			continue
+		}
+		replaces = append(replaces, mongo.NewReplaceOneModel().SetFilter(s.guard(c)).SetReplacement(doc))
 	}
-	res, err := s.instances.BulkWrite(ctx, models, options.BulkWrite().SetOrdered(false))
-	if err != nil && !onlyDuplicates(err) {
-		return nil, nil, mapErr(err, "committing instances")
+	stored, failed := 0, false
+	if len(creates) > 0 {
+		res, err := s.instances.InsertMany(ctx, creates, options.InsertMany().SetOrdered(false))
+		switch {
+		case err == nil:
+			stored += len(res.InsertedIDs)
+		case onlyDuplicates(err): // an instance id taken: a conflict, found out below
+			failed = true
+		default:
+			return nil, nil, mapErr(err, "creating instances")
+		}
 	}
-	if res != nil && int(res.MatchedCount+res.UpsertedCount) == len(changes) {
+	if len(replaces) > 0 {
+		res, err := s.instances.BulkWrite(ctx, replaces, options.BulkWrite().SetOrdered(false))
+		if err != nil {
+			return nil, nil, mapErr(err, "committing instances")
+		}
+		stored += int(res.MatchedCount)
+	}
+	if !failed && stored == len(changes) {
 		return changes, nil, nil
 	}
 	// Some guard said no: find out which by what is stored now.

@@ -401,11 +401,11 @@ func testCommitUnknown(t *testing.T, s engine.Store) {
 	require.Error(t, err)
 	require.True(t, errors.Is(err, engine.ErrNotFound) || errors.Is(err, engine.ErrConflict), "got %v", err)
 
-	// A change with PrevSeq 0 creates its instance (a start without request id).
+	// A change with Create stores its instance (a start without request id).
 	born := snap("born", "order")
 	born.Seq = 2
 	born.Pending = []engine.Event{ev("born", 1, engine.EventInstanceStarted), ev("born", 2, engine.EventElementActivated)}
-	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: born, PrevSeq: 0}}}))
+	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: born, Create: true}}}))
 	got, err := s.Instance(c, "born")
 	require.NoError(t, err)
 	require.EqualValues(t, 2, got.Seq)
@@ -414,16 +414,16 @@ func testCommitUnknown(t *testing.T, s engine.Store) {
 	require.Len(t, evs, 2)
 }
 
-// testCommitCreateTwice: two creations of one instance (PrevSeq 0) cannot
-// both win when the store guards sequences.
+// testCommitCreateTwice: two creations of one instance cannot
+// both win.
 func testCommitCreateTwice(t *testing.T, s engine.Store) {
 	c := ctx(t)
 	first := snap("twice", "order")
 	first.Seq = 1
-	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: first, PrevSeq: 0}}}))
+	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: first, Create: true}}}))
 	again := snap("twice", "order")
 	again.Seq = 1
-	err := s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: again, PrevSeq: 0}}})
+	err := s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: again, Create: true}}})
 	require.ErrorIs(t, err, engine.ErrConflict)
 }
 
@@ -438,7 +438,7 @@ func testTasksByDue(t *testing.T, s engine.Store) {
 			Priority: prio, Due: due, Status: engine.TaskOpen, CandidateUsers: []string{}, CandidateGroups: []string{}, Created: base}
 	}
 	tasks := []engine.Task{task("a", 90, nil), task("b", 10, ptr(at(time.Hour))), task("c", 50, ptr(at(2*time.Hour))), task("d", 50, ptr(at(time.Hour)))}
-	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: sn, PrevSeq: 0, Tasks: tasks}}}))
+	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: sn, Create: true, Tasks: tasks}}}))
 	var got []string
 	f := engine.TaskFilter{InstanceID: "i-due", ByDue: true, Limit: 2}
 	for {
@@ -474,7 +474,7 @@ func testVariablesWaiting(t *testing.T, s engine.Store) {
 		Local: map[string]any{"item": int64(3)}}}
 	sn.Tasks = []engine.Task{{ID: "t-9", InstanceID: "w-1", Status: engine.TaskOpen, CandidateUsers: []string{},
 		CandidateGroups: []string{"clerks"}, Created: base}}
-	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: sn, PrevSeq: 0}}}))
+	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: sn, Create: true}}}))
 	got, err := s.Instance(c, "w-1")
 	require.NoError(t, err)
 	require.Equal(t, engine.StatusWaiting, got.Status)
