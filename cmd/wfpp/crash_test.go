@@ -273,16 +273,8 @@ func checkStore(t *testing.T, dataDir string, ids []string) {
 	for _, s := range all {
 		snaps[s.ID] = s
 	}
-	var (
-		events []engine.Event
-		tasks  []engine.Task
-	)
-	readAll(ctx, t, db.Collection("events"), &events)
+	var tasks []engine.Task
 	readAll(ctx, t, db.Collection("tasks"), &tasks)
-	eventsOf := map[string][]engine.Event{}
-	for _, ev := range events {
-		eventsOf[ev.InstanceID] = append(eventsOf[ev.InstanceID], ev)
-	}
 	tasksOf := map[string][]engine.Task{}
 	for _, task := range tasks {
 		tasksOf[task.InstanceID] = append(tasksOf[task.InstanceID], task)
@@ -303,7 +295,8 @@ func checkStore(t *testing.T, dataDir string, ids []string) {
 		if snap.Status != engine.StatusCompleted {
 			add("not completed", id, string(snap.Status))
 		}
-		evs := eventsOf[id]
+		evs, err := store.Events(ctx, id, 0, 0)
+		require.NoError(t, err)
 		slices.SortStableFunc(evs, func(a, b engine.Event) int { return cmp.Compare(a.Seq, b.Seq) })
 		for i, ev := range evs {
 			if ev.Seq != uint64(i+1) {

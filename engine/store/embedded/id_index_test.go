@@ -33,21 +33,31 @@ func TestIndexByID(t *testing.T) {
 		require.NoError(t, err)
 	}
 
-	plan := func() string {
+	// plan returns how SQLite runs FerretDB's lookup by _id, and how many
+	// indexes the collection's table has.
+	plan := func() (string, int) {
 		db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "idx.sqlite"))
 		require.NoError(t, err)
 		defer db.Close()
 		var table string
 		require.NoError(t, db.QueryRow(`SELECT table_name FROM _ferretdb_collections WHERE name = 'docs'`).Scan(&table))
-		var a, b, c int
+		var a, b, c, n int
 		var detail string
 		require.NoError(t, db.QueryRow(fmt.Sprintf(`EXPLAIN QUERY PLAN SELECT 1 FROM %q WHERE _ferretdb_sjson->'$._id' = ?`, table), `"d7"`).Scan(&a, &b, &c, &detail))
-		return detail
+		require.NoError(t, db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`, table).Scan(&n))
+		return detail, n
 	}
-	require.True(t, strings.HasPrefix(plan(), "SCAN"), "FerretDB's own _id index does not serve its lookups: %s", plan())
+	detail, _ := plan()
+	require.True(t, strings.HasPrefix(detail, "SCAN"), "FerretDB's own _id index does not serve its lookups: %s", detail)
 	require.NoError(t, srv.IndexByID(t.Context(), "idx"))
 	require.NoError(t, srv.IndexByID(t.Context(), "idx"), "idempotent")
-	require.True(t, strings.HasPrefix(plan(), "SEARCH"), "the lookup uses the index: %s", plan())
+	detail, indexes := plan()
+	require.True(t, strings.HasPrefix(detail, "SEARCH"), "the lookup uses the index: %s", detail)
+	require.Equal(t, 1, indexes, "the _id index is replaced, not doubled")
+	specs, err := coll.Indexes().ListSpecifications(t.Context())
+	require.NoError(t, err)
+	require.Len(t, specs, 1)
+	require.Equal(t, "_id_", specs[0].Name, "FerretDB still knows its index")
 
 	res, err := coll.UpdateOne(t.Context(), bson.D{{Key: "_id", Value: "d7"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "n", Value: 700}}}})
 	require.NoError(t, err)

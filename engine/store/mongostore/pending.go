@@ -12,47 +12,92 @@ import (
 	"github.com/workflowpp/wfpp/engine"
 )
 
-// pending holds the projection writes of an instance's last change, stored in
-// its snapshot document: the snapshot is the commit point, so after a crash
-// between it and the projections, recovery writes them again (they are
-// upserts of the latest version of each document, so redoing them is safe).
-type pending struct {
-	Tasks       []taskDoc           `bson:"pending_tasks,omitempty"`
-	Incidents   []engine.Incident   `bson:"pending_incidents,omitempty"`
-	DeadLetters []engine.DeadLetter `bson:"pending_dead_letters,omitempty"`
+// redo is what a commit writes after its snapshot: the events for the log
+// and the projections (tasks, incidents, dead letters). The snapshot is the
+// commit point, so it carries its redo; after a crash between it and these
+// writes, recovery writes them again (inserts that skip what is there, and
+// upserts of the latest version of each document: safe to repeat).
+//
+// The snapshot stores it as one opaque BSON value: FerretDB keeps a schema
+// next to every field of a document, so the events as fields made up most of
+// a snapshot's size, written and re-parsed on every commit.
+type redo struct {
+	Events      []engine.Event      `bson:"events,omitempty"`
+	Tasks       []taskDoc           `bson:"tasks,omitempty"`
+	Incidents   []engine.Incident   `bson:"incidents,omitempty"`
+	DeadLetters []engine.DeadLetter `bson:"dead_letters,omitempty"`
 }
 
-func pendingOf(c engine.Change) pending {
-	p := pending{Incidents: c.Incidents, DeadLetters: c.DeadLetters}
+func redoOf(c engine.Change) redo {
+	r := redo{Events: c.Snapshot.Pending, Incidents: c.Incidents, DeadLetters: c.DeadLetters}
 	for _, t := range c.Tasks {
 		doc := taskDoc{Task: t, DueSort: noDue}
 		if t.Due != nil {
 			doc.DueSort = t.Due.UTC()
 		}
-		p.Tasks = append(p.Tasks, doc)
+		r.Tasks = append(r.Tasks, doc)
 	}
-	return p
+	return r
 }
 
-func (p pending) taskModels() []mongo.WriteModel {
-	out := make([]mongo.WriteModel, len(p.Tasks))
-	for i, t := range p.Tasks {
+func newSnapshotDoc(c engine.Change, nonce string) (snapshotDoc, error) {
+	doc := snapshotDoc{Snapshot: *c.Snapshot, Commit: nonce}
+	doc.Snapshot.Pending = nil
+	r := redoOf(c)
+	if len(r.Events)+len(r.Tasks)+len(r.Incidents)+len(r.DeadLetters) > 0 {
+		b, err := bson.Marshal(r)
+		if err != nil {
+			return doc, fmt.Errorf("encoding the commit of instance %s: %w", c.Snapshot.ID, err)
+		}
+		doc.Redo = b
+	}
+	return doc, nil
+}
+
+func (d *snapshotDoc) redo() (redo, error) {
+	var r redo
+	if len(d.Redo) == 0 {
+		return r, nil
+	}
+	if err := bson.Unmarshal(d.Redo, &r); err != nil {
+		return r, fmt.Errorf("decoding the last commit: %w", err)
+	}
+	for i := range r.Events {
+		r.Events[i].Detail = normalizeMap(r.Events[i].Detail)
+	}
+	for i := range r.Tasks {
+		r.Tasks[i].Variables = normalizeMap(r.Tasks[i].Variables)
+	}
+	return r, nil
+}
+
+// eventBatches is the change's events as documents of the log.
+func (r redo) eventBatches() []any {
+	if len(r.Events) == 0 {
+		return nil
+	}
+	return []any{newEventBatch(r.Events)}
+}
+
+func (r redo) taskModels() []mongo.WriteModel {
+	out := make([]mongo.WriteModel, len(r.Tasks))
+	for i, t := range r.Tasks {
 		out[i] = upsertModel(t.ID, t)
 	}
 	return out
 }
 
-func (p pending) incidentModels() []mongo.WriteModel {
-	out := make([]mongo.WriteModel, len(p.Incidents))
-	for i, inc := range p.Incidents {
+func (r redo) incidentModels() []mongo.WriteModel {
+	out := make([]mongo.WriteModel, len(r.Incidents))
+	for i, inc := range r.Incidents {
 		out[i] = upsertModel(inc.ID, inc)
 	}
 	return out
 }
 
-func (p pending) letterModels() []mongo.WriteModel {
-	out := make([]mongo.WriteModel, len(p.DeadLetters))
-	for i, d := range p.DeadLetters {
+func (r redo) letterModels() []mongo.WriteModel {
+	out := make([]mongo.WriteModel, len(r.DeadLetters))
+	for i, d := range r.DeadLetters {
 		out[i] = upsertModel(d.ID, d)
 	}
 	return out

@@ -33,10 +33,7 @@ func TestRecoveryRedoesProjectionsAfterCrash(t *testing.T) {
 	done.Status = engine.TaskCompleted
 	last := snapshot("i-1", 4, event("i-1", 3), event("i-1", 4))
 	last.Status = engine.StatusCompleted
-	doc := rawDoc(t, last)
-	doc = append(doc, bson.E{Key: "pending_tasks", Value: bson.A{append(rawDoc(t, done), bson.E{Key: "due_sort", Value: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)})}})
-	_, err = db.Collection("instances").ReplaceOne(ctx, bson.D{{Key: "_id", Value: "i-1"}}, doc)
-	require.NoError(t, err)
+	require.NoError(t, s.CrashAfterSnapshots(ctx, &engine.Batch{Changes: []engine.Change{{Snapshot: last, PrevSeq: 2, Tasks: []engine.Task{done}}}}))
 	requireTask := func(want engine.TaskStatus) {
 		t.Helper()
 		got, err := s.Task(ctx, "t-1")
@@ -62,15 +59,6 @@ func TestRecoveryRedoesProjectionsAfterCrash(t *testing.T) {
 	// The mark is taken at start: the next start without a clean shutdown repairs again.
 	require.NoError(t, s.Unfinished(ctx, func(*engine.Snapshot) error { return nil }))
 	requireTask(engine.TaskCompleted)
-}
-
-func rawDoc(t *testing.T, v any) bson.D {
-	t.Helper()
-	data, err := bson.Marshal(v)
-	require.NoError(t, err)
-	var d bson.D
-	require.NoError(t, bson.Unmarshal(data, &d))
-	return d
 }
 
 // A start that claimed its request id and died before storing the instance

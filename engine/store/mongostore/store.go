@@ -89,7 +89,6 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 			{Keys: bson.D{{Key: "status", Value: 1}}},
 			{Keys: bson.D{{Key: "business_key", Value: 1}}},
 		}},
-		{s.events, []mongo.IndexModel{{Keys: bson.D{{Key: "instance_id", Value: 1}, {Key: "seq", Value: 1}}, Options: options.Index().SetUnique(true)}}},
 		{s.tasks, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "instance_id", Value: 1}}},
 			{Keys: bson.D{{Key: "status", Value: 1}, {Key: "assignee", Value: 1}}},
@@ -422,7 +421,7 @@ func (s *Store) claimed(ctx context.Context, claimID string, snap *engine.Snapsh
 	}
 }
 
-var withoutPending = bson.D{{Key: "pending", Value: 0}}
+var withoutPending = bson.D{{Key: "redo", Value: 0}}
 
 func (s *Store) Instance(ctx context.Context, id string) (*engine.Snapshot, error) {
 	var snap engine.Snapshot
@@ -507,18 +506,20 @@ func (s *Store) Unfinished(ctx context.Context, fn func(*engine.Snapshot) error)
 		}
 		snap := &doc.Snapshot
 		normalizeSnapshot(snap)
+		r, err := doc.redo()
+		if err != nil {
+			return fmt.Errorf("recovering instance %s: %w", snap.ID, err)
+		}
 		// Complete the log (a crash may have come between the snapshot and the
 		// events) and, after a crash, the projections.
-		if err := s.appendEvents(ctx, eventDocs(snap.Pending)); err != nil {
+		if err := s.appendEvents(ctx, r.eventBatches()); err != nil {
 			return fmt.Errorf("recovering events of %s: %w", snap.ID, err)
 		}
 		if crashed {
-			p := doc.Projections
-			if err := s.writeProjections(ctx, p.taskModels(), p.incidentModels(), p.letterModels()); err != nil {
+			if err := s.writeProjections(ctx, r.taskModels(), r.incidentModels(), r.letterModels()); err != nil {
 				return fmt.Errorf("recovering the tasks and incidents of %s: %w", snap.ID, err)
 			}
 		}
-		snap.Pending = nil
 		if snap.Status.Done() {
 			continue
 		}
@@ -531,9 +532,9 @@ func (s *Store) Unfinished(ctx context.Context, fn func(*engine.Snapshot) error)
 
 var doneStatuses = []engine.Status{engine.StatusCompleted, engine.StatusFailed, engine.StatusCancelled}
 
-// Commit writes each change in turn: the snapshot with its pending events
-// under the sequence guard (the commit point), then the events into the log,
-// then the projections. A change that fails stops the batch; the ones before
+// Commit writes each change in turn: the snapshot with its redo (events and
+// projections) under the sequence guard (the commit point), then the events
+// into the log, then the projections. A change that fails stops the batch; the ones before
 // it stay committed.
 func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
 	if len(b.Changes) == 0 {
@@ -550,9 +551,9 @@ func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
 		tasks, incs, letters []mongo.WriteModel
 	)
 	for _, c := range committed {
-		events = append(events, eventDocs(c.Snapshot.Pending)...)
-		p := pendingOf(c)
-		tasks, incs, letters = append(tasks, p.taskModels()...), append(incs, p.incidentModels()...), append(letters, p.letterModels()...)
+		r := redoOf(c)
+		events = append(events, r.eventBatches()...)
+		tasks, incs, letters = append(tasks, r.taskModels()...), append(incs, r.incidentModels()...), append(letters, r.letterModels()...)
 	}
 	if err := s.appendEvents(ctx, events); err != nil {
 		s.dirty.Store(true) // stored snapshots wait for these writes: recovery must redo them
@@ -577,7 +578,10 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 		replaces []mongo.WriteModel
 	)
 	for _, c := range changes {
-		doc := snapshotDoc{Snapshot: *c.Snapshot, Commit: nonce, Projections: pendingOf(c)}
+		doc, err := newSnapshotDoc(c, nonce)
+		if err != nil {
+			return nil, nil, err
+		}
 		if c.Create {
 			creates = append(creates, doc)
 			continue
@@ -629,12 +633,12 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 }
 
 // snapshotDoc is a stored snapshot with the nonce of the commit that wrote it
-// and the projection writes of its change, which recovery redoes after a
-// crash (as it redoes the pending events).
+// and the rest of that commit's writes (events and projections), which
+// recovery writes again after a crash.
 type snapshotDoc struct {
-	engine.Snapshot `bson:",inline"`
-	Commit          string  `bson:"commit"`
-	Projections     pending `bson:",inline"`
+	engine.Snapshot `bson:",inline"` // Pending stays empty: the events are in Redo
+	Commit          string           `bson:"commit"`
+	Redo            []byte           `bson:"redo,omitempty"` // BSON of a redo
 }
 
 func (s *Store) guard(c engine.Change) bson.D {
@@ -644,14 +648,6 @@ func (s *Store) guard(c engine.Change) bson.D {
 	return bson.D{{Key: "_id", Value: c.Snapshot.ID}, {Key: "seq", Value: c.PrevSeq}}
 }
 
-func eventDocs(evs []engine.Event) []any {
-	docs := make([]any, len(evs))
-	for i := range evs {
-		docs[i] = evs[i]
-	}
-	return docs
-}
-
 func upsertModel(id string, doc any) mongo.WriteModel {
 	return mongo.NewReplaceOneModel().SetFilter(bson.D{{Key: "_id", Value: id}}).SetReplacement(doc).SetUpsert(true)
 }
@@ -659,35 +655,4 @@ func upsertModel(id string, doc any) mongo.WriteModel {
 func (s *Store) upsert(ctx context.Context, c *mongo.Collection, id string, doc any) error {
 	_, err := c.ReplaceOne(ctx, bson.D{{Key: "_id", Value: id}}, doc, options.Replace().SetUpsert(true))
 	return mapErr(err, fmt.Sprintf("upserting %s %s", c.Name(), id))
-}
-
-// appendEvents inserts events into the log, skipping those already there.
-func (s *Store) appendEvents(ctx context.Context, docs []any) error {
-	if len(docs) == 0 {
-		return nil
-	}
-	_, err := s.events.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
-	if onlyDuplicates(err) {
-		return nil
-	}
-	return mapErr(err, "appending events")
-}
-
-func (s *Store) Events(ctx context.Context, instanceID string, after uint64, limit int) ([]engine.Event, error) {
-	opts := options.Find().SetSort(bson.D{{Key: "seq", Value: 1}}).SetProjection(bson.D{{Key: "_id", Value: 0}})
-	if limit > 0 {
-		opts.SetLimit(int64(limit))
-	}
-	cur, err := s.events.Find(ctx, bson.D{{Key: "instance_id", Value: instanceID}, {Key: "seq", Value: bson.D{{Key: "$gt", Value: after}}}}, opts)
-	if err != nil {
-		return nil, mapErr(err, "events of "+instanceID)
-	}
-	var out []engine.Event
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, mapErr(err, "events of "+instanceID)
-	}
-	for i := range out {
-		out[i].Detail = normalizeMap(out[i].Detail)
-	}
-	return out, nil
 }

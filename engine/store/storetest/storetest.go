@@ -677,6 +677,9 @@ func testEvents(t *testing.T, s engine.Store) {
 	evs, err = s.Events(c, "i-1", 5, 3)
 	require.NoError(t, err)
 	require.Equal(t, []uint64{6, 7, 8}, seqs(evs))
+	evs, err = s.Events(c, "i-1", 2, 7) // across commits
+	require.NoError(t, err)
+	require.Equal(t, []uint64{3, 4, 5, 6, 7, 8, 9}, seqs(evs))
 	evs, err = s.Events(c, "i-1", 12, 10)
 	require.NoError(t, err)
 	require.Empty(t, evs)

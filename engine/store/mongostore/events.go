@@ -1,0 +1,99 @@
+package mongostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+// eventBatch is one change's events in the log: a document per commit of an
+// instance, not per event, so a commit writes one document to the log however
+// many events its round made (a one-task instance makes 11 in two changes).
+//
+// Its _id is the instance id and the seq of its last event, and it holds the
+// seq of its first, so the log of an instance is a chain read backwards from
+// the snapshot's seq by point lookups: the embedded FerretDB runs no other
+// filter than _id without scanning the whole collection. Writing a batch
+// again, as recovery does, is a duplicate _id that is skipped.
+type eventBatch struct {
+	ID         string         `bson:"_id"`
+	InstanceID string         `bson:"instance_id"`
+	Seq        uint64         `bson:"seq"` // of the first event
+	Events     []engine.Event `bson:"events"`
+}
+
+func batchID(instanceID string, last uint64) string {
+	return fmt.Sprintf("%s/%020d", instanceID, last)
+}
+
+func newEventBatch(evs []engine.Event) eventBatch {
+	first, last := evs[0], evs[len(evs)-1]
+	return eventBatch{ID: batchID(first.InstanceID, last.Seq), InstanceID: first.InstanceID, Seq: first.Seq, Events: evs}
+}
+
+// appendEvents inserts event batches into the log, skipping those already there.
+func (s *Store) appendEvents(ctx context.Context, batches []any) error {
+	if len(batches) == 0 {
+		return nil
+	}
+	_, err := s.events.InsertMany(ctx, batches, options.InsertMany().SetOrdered(false))
+	if onlyDuplicates(err) {
+		return nil
+	}
+	return mapErr(err, "appending events")
+}
+
+// Events reads the instance's snapshot, whose redo holds its last change's
+// events (in the log too, or about to be), then the batches before them,
+// newest first, down to after.
+func (s *Store) Events(ctx context.Context, instanceID string, after uint64, limit int) ([]engine.Event, error) {
+	what := "events of " + instanceID
+	var doc snapshotDoc
+	err := s.instances.FindOne(ctx, bson.D{{Key: "_id", Value: instanceID}}).Decode(&doc)
+	switch {
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return nil, nil
+	case err != nil:
+		return nil, mapErr(err, what)
+	}
+	r, err := doc.redo()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	var newestFirst [][]engine.Event // batches
+	next := doc.Seq                  // last seq of the next batch to read
+	if len(r.Events) > 0 {
+		newestFirst = append(newestFirst, r.Events)
+		next = r.Events[0].Seq - 1
+	}
+	for next > after {
+		var b eventBatch
+		err := s.events.FindOne(ctx, bson.D{{Key: "_id", Value: batchID(instanceID, next)}}).Decode(&b)
+		if err != nil {
+			return nil, mapErr(err, fmt.Sprintf("%s: the batch ending at seq %d", what, next))
+		}
+		newestFirst = append(newestFirst, b.Events)
+		next = b.Seq - 1
+	}
+	var out []engine.Event
+	for _, evs := range slices.Backward(newestFirst) {
+		for _, ev := range evs {
+			if ev.Seq <= after {
+				continue
+			}
+			if limit > 0 && len(out) == limit {
+				return out, nil
+			}
+			ev.Detail = normalizeMap(ev.Detail)
+			out = append(out, ev)
+		}
+	}
+	return out, nil
+}

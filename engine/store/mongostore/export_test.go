@@ -1,0 +1,18 @@
+package mongostore
+
+import (
+	"context"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+// CrashAfterSnapshots does the first step of Commit only, storing the
+// snapshots (the commit point) but not the events and projections: what a
+// crash between the two leaves behind.
+func (s *Store) CrashAfterSnapshots(ctx context.Context, b *engine.Batch) error {
+	_, conflict, err := s.writeSnapshots(ctx, b.Changes)
+	if err != nil {
+		return err
+	}
+	return conflict
+}
