@@ -51,7 +51,7 @@ const (
 // Event is one recorded state change of one instance. Seq numbers the events
 // of an instance from 1 without gaps; the log is append-only.
 type Event struct {
-	InstanceID   string    `json:"instanceId" bson:"instance_id"`
+	InstanceID   string    `json:"instanceId" bson:"instance_id,omitempty"`
 	Seq          uint64    `json:"seq" bson:"seq"`
 	Type         EventType `json:"type" bson:"type"`
 	Time         time.Time `json:"time" bson:"time"`

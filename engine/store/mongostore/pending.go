@@ -44,6 +44,7 @@ func newSnapshotDoc(c engine.Change, nonce string) (snapshotDoc, error) {
 	doc := snapshotDoc{Snapshot: *c.Snapshot, Commit: nonce}
 	doc.Snapshot.Pending = nil
 	r := redoOf(c)
+	r.Events = compact(r.Events)
 	if len(r.Events)+len(r.Tasks)+len(r.Incidents)+len(r.DeadLetters) > 0 {
 		b, err := bson.Marshal(r)
 		if err != nil {
@@ -62,9 +63,7 @@ func (d *snapshotDoc) redo() (redo, error) {
 	if err := bson.Unmarshal(d.Redo, &r); err != nil {
 		return r, fmt.Errorf("decoding the last commit: %w", err)
 	}
-	for i := range r.Events {
-		r.Events[i].Detail = normalizeMap(r.Events[i].Detail)
-	}
+	expand(r.Events, d.ID, d.DefinitionID)
 	for i := range r.Tasks {
 		r.Tasks[i].Variables = normalizeMap(r.Tasks[i].Variables)
 	}
