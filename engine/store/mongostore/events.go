@@ -62,6 +62,34 @@ func expand(evs []engine.Event, instanceID, definitionID string) {
 	}
 }
 
+// writeEventsFirst puts the changes' events into the log before their
+// snapshots (see Commit). A batch that is there already comes from an
+// attempt of the change that failed, whose events may differ from these:
+// it is replaced.
+func (s *Store) writeEventsFirst(ctx context.Context, changes []engine.Change) error {
+	var batches []any
+	for _, c := range changes {
+		if len(c.Snapshot.Pending) > 0 {
+			batches = append(batches, newEventBatch(c.Snapshot.Pending))
+		}
+	}
+	if len(batches) == 0 {
+		return nil
+	}
+	_, err := s.events.InsertMany(ctx, batches, options.InsertMany().SetOrdered(false))
+	var bwe mongo.BulkWriteException
+	if err == nil || !onlyDuplicates(err) || !errors.As(err, &bwe) {
+		return mapErr(err, "appending events")
+	}
+	for _, we := range bwe.WriteErrors {
+		b := batches[we.Index].(eventBatch)
+		if err := s.upsert(ctx, s.events, b.ID, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // appendEvents inserts event batches into the log, skipping those already there.
 func (s *Store) appendEvents(ctx context.Context, batches []any) error {
 	if len(batches) == 0 {

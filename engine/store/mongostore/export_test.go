@@ -16,3 +16,10 @@ func (s *Store) CrashAfterSnapshots(ctx context.Context, b *engine.Batch) error 
 	}
 	return conflict
 }
+
+// FailAfterEvents does the first step of a single writer's Commit only,
+// putting the events into the log: what an attempt whose snapshots then fail
+// leaves behind.
+func (s *Store) FailAfterEvents(ctx context.Context, b *engine.Batch) error {
+	return s.writeEventsFirst(ctx, b.Changes)
+}

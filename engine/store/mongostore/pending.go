@@ -28,8 +28,13 @@ type redo struct {
 	DeadLetters []engine.DeadLetter `bson:"dead_letters,omitempty"`
 }
 
-func redoOf(c engine.Change) redo {
-	r := redo{Events: c.Snapshot.Pending, Incidents: c.Incidents, DeadLetters: c.DeadLetters}
+// redoOf is what remains to write of a change once its snapshot is stored:
+// its events too, unless they went into the log first (single writer).
+func (s *Store) redoOf(c engine.Change) redo {
+	r := redo{Incidents: c.Incidents, DeadLetters: c.DeadLetters}
+	if !s.singleWriter {
+		r.Events = c.Snapshot.Pending
+	}
 	for _, t := range c.Tasks {
 		doc := taskDoc{Task: t, DueSort: noDue}
 		if t.Due != nil {
@@ -40,10 +45,10 @@ func redoOf(c engine.Change) redo {
 	return r
 }
 
-func newSnapshotDoc(c engine.Change, nonce string) (snapshotDoc, error) {
+func (s *Store) newSnapshotDoc(c engine.Change, nonce string) (snapshotDoc, error) {
 	doc := snapshotDoc{Snapshot: *c.Snapshot, Commit: nonce}
 	doc.Snapshot.Pending = nil
-	r := redoOf(c)
+	r := s.redoOf(c)
 	r.Events = compact(r.Events)
 	if len(r.Events)+len(r.Tasks)+len(r.Incidents)+len(r.DeadLetters) > 0 {
 		b, err := bson.Marshal(r)

@@ -532,16 +532,32 @@ func (s *Store) Unfinished(ctx context.Context, fn func(*engine.Snapshot) error)
 
 var doneStatuses = []engine.Status{engine.StatusCompleted, engine.StatusFailed, engine.StatusCancelled}
 
-// Commit writes each change in turn: the snapshot with its redo (events and
-// projections) under the sequence guard (the commit point), then the events
-// into the log, then the projections. A change that fails stops the batch; the ones before
-// it stay committed.
+// Commit writes a batch of changes. The snapshots are the commit point: a
+// change whose snapshot is stored is committed. The rest of its writes go in
+// its redo, in the snapshot, for recovery to do again after a crash.
+//
+// Group commit: one round trip for the new instances, one for the others,
+// one for the events, one per projection collection touched.
+//
+// The events go into the log before the snapshots when this is the only
+// writer, and after them (in the redo until then) when it is not:
+//   - Before: the snapshot carries no events, so it is half the size to
+//     write and re-read. A change whose snapshot then fails leaves a batch
+//     that no committed snapshot reaches (the log is read as a chain back
+//     from the snapshot's seq) or that a later commit overwrites.
+//   - After: another writer may win the instance, and a loser's batch must
+//     not be taken for the winner's, so only committed changes append.
+//
+// A change that fails stops the batch; the ones before it stay committed.
 func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
 	if len(b.Changes) == 0 {
 		return nil
 	}
-	// Group commit: one round trip for every snapshot of the batch, one for
-	// their events, one per projection collection touched.
+	if s.singleWriter {
+		if err := s.writeEventsFirst(ctx, b.Changes); err != nil {
+			return err
+		}
+	}
 	committed, conflict, err := s.writeSnapshots(ctx, b.Changes)
 	if err != nil {
 		return err
@@ -551,7 +567,7 @@ func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
 		tasks, incs, letters []mongo.WriteModel
 	)
 	for _, c := range committed {
-		r := redoOf(c)
+		r := s.redoOf(c)
 		events = append(events, r.eventBatches()...)
 		tasks, incs, letters = append(tasks, r.taskModels()...), append(incs, r.incidentModels()...), append(letters, r.letterModels()...)
 	}
@@ -578,7 +594,7 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 		replaces []mongo.WriteModel
 	)
 	for _, c := range changes {
-		doc, err := newSnapshotDoc(c, nonce)
+		doc, err := s.newSnapshotDoc(c, nonce)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,6 +1,7 @@
 package mongostore_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -203,4 +204,35 @@ func TestDefinitionHeads(t *testing.T) {
 	latest, err = s.Definition(ctx, "order", 0)
 	require.NoError(t, err)
 	require.Equal(t, "c", latest.Checksum)
+}
+
+// A single writer puts events into the log before the snapshot. An attempt
+// that failed after that step leaves batches behind; the log as read stays
+// the committed one, whether a later commit covers the same seqs or not.
+func TestEventsFirstIgnoresFailedAttempts(t *testing.T) {
+	ctx := t.Context()
+	s, err := mongostore.New(ctx, embedded.NewTestDatabase(t), mongostore.Config{SingleWriter: true, NoQueryIndexes: true})
+	require.NoError(t, err)
+	typed := func(seq uint64, typ engine.EventType) engine.Event {
+		e := event("i-1", seq)
+		e.Type = typ
+		return e
+	}
+	change := func(prev uint64, evs ...engine.Event) *engine.Batch {
+		return &engine.Batch{Changes: []engine.Change{{Snapshot: snapshot("i-1", evs[len(evs)-1].Seq, evs...), PrevSeq: prev, Create: prev == 0}}}
+	}
+	require.NoError(t, s.Commit(ctx, change(0, typed(1, "a"), typed(2, "a"))))
+
+	// Failed attempts: one ending where the next commit ends, one not.
+	require.NoError(t, s.FailAfterEvents(ctx, change(2, typed(3, "stale"), typed(4, "stale"), typed(5, "stale"))))
+	require.NoError(t, s.FailAfterEvents(ctx, change(2, typed(3, "stale"))))
+	require.NoError(t, s.Commit(ctx, change(2, typed(3, "b"), typed(4, "b"), typed(5, "b"))))
+
+	evs, err := s.Events(ctx, "i-1", 0, 0)
+	require.NoError(t, err)
+	var got []string
+	for _, e := range evs {
+		got = append(got, fmt.Sprint(e.Seq, e.Type))
+	}
+	require.Equal(t, []string{"1a", "2a", "3b", "4b", "5b"}, got)
 }
