@@ -62,6 +62,11 @@
 //     point lookups by _id.
 //   - Writes to one database run one at a time; a large InsertMany delays
 //     the other writers of that database.
+//   - An update command (UpdateMany statements, BulkWrite of updates or
+//     replaces) of about 100 statements never returns: each statement keeps
+//     the SQLite connection of its lookup until the command ends and needs
+//     another for its write, from a pool of 100. Send at most a few dozen
+//     per command (mongostore sends 32).
 //
 // Does not work; the store must not use it:
 //   - Multi-document transactions, and change streams (Watch). Use

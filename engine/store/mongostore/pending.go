@@ -117,7 +117,7 @@ func (s *Store) writeProjections(ctx context.Context, tasks, incs, letters []mon
 		if len(w.models) == 0 {
 			continue
 		}
-		if _, err := w.c.BulkWrite(ctx, w.models, options.BulkWrite().SetOrdered(false)); err != nil {
+		if _, err := bulkWrite(ctx, w.c, w.models); err != nil {
 			return mapErr(err, "upserting "+w.c.Name())
 		}
 	}

@@ -617,11 +617,11 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 		}
 	}
 	if len(replaces) > 0 {
-		res, err := s.instances.BulkWrite(ctx, replaces, options.BulkWrite().SetOrdered(false))
+		matched, err := bulkWrite(ctx, s.instances, replaces)
 		if err != nil {
 			return nil, nil, mapErr(err, "committing instances")
 		}
-		stored += int(res.MatchedCount)
+		stored += int(matched)
 	}
 	if !failed && stored == len(changes) {
 		return changes, nil, nil
@@ -662,6 +662,26 @@ func (s *Store) guard(c engine.Change) bson.D {
 		return bson.D{{Key: "_id", Value: c.Snapshot.ID}}
 	}
 	return bson.D{{Key: "_id", Value: c.Snapshot.ID}, {Key: "seq", Value: c.PrevSeq}}
+}
+
+// maxStatements bounds the updates sent in one command. FerretDB v1.24 keeps
+// the SQLite connection of each statement's lookup until the whole command
+// ends, and each statement's write needs another from a pool of 100: an
+// update command of about 100 statements waits for itself for ever.
+const maxStatements = 32
+
+// bulkWrite runs models as unordered bulk writes of at most maxStatements
+// each, and returns how many documents they matched.
+func bulkWrite(ctx context.Context, c *mongo.Collection, models []mongo.WriteModel) (int64, error) {
+	var matched int64
+	for chunk := range slices.Chunk(models, maxStatements) {
+		res, err := c.BulkWrite(ctx, chunk, options.BulkWrite().SetOrdered(false))
+		if err != nil {
+			return matched, err
+		}
+		matched += res.MatchedCount
+	}
+	return matched, nil
 }
 
 func upsertModel(id string, doc any) mongo.WriteModel {
