@@ -1,0 +1,128 @@
+package mongostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+// A definition's _id is engine.DefinitionID(key, version), so a version is a
+// point lookup. The latest version of each key is kept in definition_heads
+// ({_id: key, version}): finding it needs no query over the definitions and
+// their sources, which FerretDB would run by scanning and decoding them all
+// on every start by key.
+
+func (s *Store) SaveDefinition(ctx context.Context, rec engine.DefinitionRecord) (engine.DefinitionRecord, bool, error) {
+	for range 20 {
+		latest, err := s.Definition(ctx, rec.Key, 0)
+		switch {
+		case err == nil && latest.Checksum == rec.Checksum:
+			return latest, false, nil
+		case err == nil:
+			rec.Version = latest.Version + 1
+		case errors.Is(err, engine.ErrNotFound):
+			rec.Version = 1
+		default:
+			return engine.DefinitionRecord{}, false, err
+		}
+		rec.ID = engine.DefinitionID(rec.Key, rec.Version)
+		_, err = s.defs.InsertOne(ctx, rec)
+		if err != nil && !mongo.IsDuplicateKeyError(err) {
+			return engine.DefinitionRecord{}, false, mapErr(err, "saving definition "+rec.Key)
+		}
+		// Stored, or another deployment (or one that crashed before this
+		// step) stored the version: either way it is the latest now.
+		s.latest.Delete(rec.Key)
+		if herr := s.raiseHead(ctx, rec.Key, rec.Version); herr != nil {
+			return engine.DefinitionRecord{}, false, herr
+		}
+		if err == nil {
+			return rec, true, nil
+		}
+		// Look again: the version that won may be this very content.
+	}
+	return engine.DefinitionRecord{}, false, fmt.Errorf("saving definition %s: too much contention: %w", rec.Key, engine.ErrConflict)
+}
+
+type head struct {
+	Key     string `bson:"_id"`
+	Version int    `bson:"version"`
+}
+
+// raiseHead makes version the latest of key unless a newer one is.
+func (s *Store) raiseHead(ctx context.Context, key string, version int) error {
+	_, err := s.heads.UpdateOne(ctx, bson.D{{Key: "_id", Value: key}},
+		bson.D{{Key: "$max", Value: bson.D{{Key: "version", Value: version}}}}, options.UpdateOne().SetUpsert(true))
+	return mapErr(err, "recording the latest version of "+key)
+}
+
+func (s *Store) Definition(ctx context.Context, key string, version int) (engine.DefinitionRecord, error) {
+	if version == 0 {
+		return s.latestDefinition(ctx, key)
+	}
+	return s.DefinitionByID(ctx, engine.DefinitionID(key, version))
+}
+
+// latestDefinition reads the key's head, then that version.
+func (s *Store) latestDefinition(ctx context.Context, key string) (engine.DefinitionRecord, error) {
+	if rec, ok := s.latest.Load(key); ok {
+		return rec.(engine.DefinitionRecord), nil
+	}
+	var h head
+	err := s.heads.FindOne(ctx, bson.D{{Key: "_id", Value: key}}).Decode(&h)
+	switch {
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return s.latestWithoutHead(ctx, key)
+	case err != nil:
+		return engine.DefinitionRecord{}, mapErr(err, fmt.Sprintf("definition %q version 0", key))
+	}
+	rec, err := s.DefinitionByID(ctx, engine.DefinitionID(key, h.Version))
+	if err == nil && s.singleWriter {
+		s.latest.Store(key, rec)
+	}
+	return rec, err
+}
+
+// latestWithoutHead finds the latest version of a key stored before heads
+// existed, and records its head.
+func (s *Store) latestWithoutHead(ctx context.Context, key string) (engine.DefinitionRecord, error) {
+	var rec engine.DefinitionRecord
+	err := s.defs.FindOne(ctx, bson.D{{Key: "key", Value: key}}, options.FindOne().SetSort(bson.D{{Key: "version", Value: -1}})).Decode(&rec)
+	if err != nil {
+		return rec, mapErr(err, fmt.Sprintf("definition %q version 0", key))
+	}
+	return rec, s.raiseHead(ctx, key, rec.Version)
+}
+
+func (s *Store) DefinitionByID(ctx context.Context, id string) (engine.DefinitionRecord, error) {
+	var rec engine.DefinitionRecord
+	err := s.defs.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&rec)
+	return rec, mapErr(err, fmt.Sprintf("definition %q", id))
+}
+
+func (s *Store) Definitions(ctx context.Context) ([]engine.DefinitionRecord, error) {
+	cur, err := s.defs.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "key", Value: 1}, {Key: "version", Value: -1}}))
+	if err != nil {
+		return nil, mapErr(err, "definitions")
+	}
+	var out []engine.DefinitionRecord
+	return out, mapErr(cur.All(ctx, &out), "definitions")
+}
+
+func (s *Store) SetDefinitionEnabled(ctx context.Context, id string, enabled bool) error {
+	defer s.latest.Clear()
+	res, err := s.defs.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "enabled", Value: enabled}}}})
+	if err != nil {
+		return mapErr(err, fmt.Sprintf("definition %q", id))
+	}
+	if res.MatchedCount == 0 {
+		return fmt.Errorf("definition %q: %w", id, engine.ErrNotFound)
+	}
+	return nil
+}
