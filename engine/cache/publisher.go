@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/codec"
 )
 
 // publishMax is how many events one message carries at most.
@@ -101,7 +102,7 @@ func (p *Publisher) publish(ctx context.Context, events []engine.Event) {
 		p.drop(len(events))
 		return
 	}
-	tagged, err := tagEventsLenient(events)
+	tagged, err := codec.TagEventsLenient(events)
 	var data []byte
 	if err == nil {
 		data, err = json.Marshal(message{Replica: p.c.cfg.ReplicaID, Events: tagged})

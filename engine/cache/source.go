@@ -6,6 +6,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/codec"
 )
 
 // Local is where a Source gets this replica's events: the engine.
@@ -80,10 +81,10 @@ func (s *Source) run() {
 	defer close(s.done)
 	for msg := range s.ps.Channel() {
 		var m message
-		if err := decode([]byte(msg.Payload), &m); err != nil || m.Replica == s.c.cfg.ReplicaID {
+		if err := codec.Decode([]byte(msg.Payload), &m); err != nil || m.Replica == s.c.cfg.ReplicaID {
 			continue
 		}
-		events, err := untagEvents(m.Events)
+		events, err := codec.UntagEvents(m.Events)
 		if err != nil {
 			continue
 		}

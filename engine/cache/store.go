@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/codec"
 )
 
 // Store is an engine.Store that reads definitions, and instances for reads
@@ -65,13 +66,13 @@ func (s *Store) Definition(ctx context.Context, key string, version int) (engine
 	if version <= 0 {
 		k = s.latest(key)
 	}
-	return cached(ctx, s.c, k, load, encodeDefinition, decodeDefinition)
+	return cached(ctx, s.c, k, load, codec.EncodeDefinition, codec.DecodeDefinition)
 }
 
 func (s *Store) DefinitionByID(ctx context.Context, id string) (engine.DefinitionRecord, error) {
 	return cached(ctx, s.c, s.def(id),
 		func() (engine.DefinitionRecord, error) { return s.inner.DefinitionByID(ctx, id) },
-		encodeDefinition, decodeDefinition)
+		codec.EncodeDefinition, codec.DecodeDefinition)
 }
 
 func (s *Store) Definitions(ctx context.Context) ([]engine.DefinitionRecord, error) {
@@ -114,7 +115,7 @@ func (s *Store) Instance(ctx context.Context, id string) (*engine.Snapshot, erro
 	}
 	return cached(ctx, s.c, s.inst(id),
 		func() (*engine.Snapshot, error) { return s.inner.Instance(ctx, id) },
-		encodeSnapshot, decodeSnapshot)
+		codec.EncodeSnapshot, codec.DecodeSnapshot)
 }
 
 func (s *Store) Instances(ctx context.Context, f engine.InstanceFilter) ([]*engine.Snapshot, string, error) {
@@ -171,7 +172,7 @@ func cached[T any](ctx context.Context, c *Cache, k stale,
 	}
 	data, err := enc(v)
 	if err != nil {
-		if !errors.Is(err, errUncacheable) {
+		if !errors.Is(err, codec.ErrUnsupported) {
 			c.cfg.Logger.Debug("not caching a value that does not encode", "key", k.key, "err", err)
 		}
 		return v, nil

@@ -19,7 +19,17 @@ func (s *Store) Tasks(_ context.Context, f engine.TaskFilter) ([]engine.Task, st
 			all = append(all, t)
 		}
 	}
+	err := s.parked.all(func(_ *engine.Snapshot, tasks []engine.Task) {
+		for _, t := range tasks {
+			if matchTask(t, f) {
+				all = append(all, t)
+			}
+		}
+	})
 	s.mu.RUnlock()
+	if err != nil {
+		return nil, "", err
+	}
 	if f.ByDue {
 		slices.SortFunc(all, compareTasksByDue)
 	} else {
@@ -97,11 +107,21 @@ func matchTask(t engine.Task, f engine.TaskFilter) bool {
 func (s *Store) Task(_ context.Context, id string) (engine.Task, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	t, ok := s.tasks[id]
-	if !ok {
-		return t, fmt.Errorf("task %s: %w", id, engine.ErrNotFound)
+	if t, ok := s.tasks[id]; ok {
+		return t, nil
 	}
-	return t, nil
+	if inst, ok := s.parked.instanceOfTask(id); ok {
+		_, tasks, _, err := s.parked.get(inst)
+		if err != nil {
+			return engine.Task{}, err
+		}
+		for _, t := range tasks {
+			if t.ID == id {
+				return t, nil
+			}
+		}
+	}
+	return engine.Task{}, fmt.Errorf("task %s: %w", id, engine.ErrNotFound)
 }
 
 func (s *Store) Incidents(_ context.Context, f engine.IncidentFilter) ([]engine.Incident, error) {

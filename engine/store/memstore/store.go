@@ -3,6 +3,7 @@ package memstore
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -26,7 +27,26 @@ type Store struct {
 	deadLetters  map[string]engine.DeadLetter
 	dropEvents   bool // keep no event log
 	dropFinished bool // forget instances once they end
+
+	parked    parking
+	recent    []waiting // instances that waited after their last commit, oldest first
+	parkAfter int       // how many of them stay Go values
 }
+
+// waiting is an instance that waited after the commit that gave it seq.
+type waiting struct {
+	id  string
+	seq uint64
+}
+
+// ParkAfterDefault is how many recently committed waiting instances a Store
+// keeps as Go values before it parks the older ones.
+const ParkAfterDefault = 10_000
+
+// WithParking keeps the n most recently committed waiting instances as Go
+// values and parks older ones that have not changed since (see parking);
+// n < 0 never parks. Default ParkAfterDefault.
+func WithParking(n int) Option { return func(s *Store) { s.parkAfter = n } }
 
 // Option configures a Store.
 type Option func(*Store)
@@ -50,6 +70,8 @@ func New(opts ...Option) *Store {
 		taskIDs:     map[string][]string{},
 		incidents:   map[string]engine.Incident{},
 		deadLetters: map[string]engine.DeadLetter{},
+		parked:      newParking(),
+		parkAfter:   ParkAfterDefault,
 	}
 	for _, o := range opts {
 		o(s)
@@ -137,12 +159,13 @@ func (s *Store) CreateInstance(_ context.Context, snap *engine.Snapshot) (*engin
 	if snap.RequestID != "" {
 		k := snap.DefinitionKey + "\x00" + snap.RequestID
 		if id, ok := s.byRequest[k]; ok {
-			return clone(s.instances[id]), engine.ErrDuplicate
+			existing, _, err := s.lookup(id)
+			return existing, errors.Join(engine.ErrDuplicate, err)
 		}
 		s.byRequest[k] = snap.ID
 	}
-	if _, ok := s.instances[snap.ID]; ok {
-		return clone(s.instances[snap.ID]), engine.ErrDuplicate
+	if existing, ok, err := s.lookup(snap.ID); ok || err != nil {
+		return existing, errors.Join(engine.ErrDuplicate, err)
 	}
 	s.instances[snap.ID] = clone(snap)
 	return nil, nil
@@ -152,7 +175,7 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range b.Changes {
-		cur, ok := s.instances[c.Snapshot.ID]
+		seq, ok := s.seqOf(c.Snapshot.ID)
 		switch {
 		case c.Create && ok:
 			return fmt.Errorf("instance %s exists already: %w", c.Snapshot.ID, engine.ErrConflict)
@@ -161,12 +184,15 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 		case !ok:
 			return fmt.Errorf("instance %s: %w", c.Snapshot.ID, engine.ErrNotFound)
 		}
-		if cur.Seq != c.PrevSeq {
-			return fmt.Errorf("instance %s is at seq %d, the change expects %d: %w", c.Snapshot.ID, cur.Seq, c.PrevSeq, engine.ErrConflict)
+		if seq != c.PrevSeq {
+			return fmt.Errorf("instance %s is at seq %d, the change expects %d: %w", c.Snapshot.ID, seq, c.PrevSeq, engine.ErrConflict)
 		}
 	}
 	for _, c := range b.Changes {
 		snap := c.Snapshot // the store owns it now
+		if err := s.unpark(snap.ID); err != nil {
+			return err
+		}
 		if !s.dropEvents {
 			s.events[snap.ID] = append(s.events[snap.ID], snap.Pending...)
 		}
@@ -176,6 +202,9 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 			continue
 		}
 		s.instances[snap.ID] = snap
+		if snap.Status == engine.StatusWaiting {
+			s.recent = append(s.recent, waiting{id: snap.ID, seq: snap.Seq})
+		}
 		for _, t := range c.Tasks {
 			if _, ok := s.tasks[t.ID]; !ok {
 				s.taskIDs[t.InstanceID] = append(s.taskIDs[t.InstanceID], t.ID)
@@ -189,6 +218,7 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 			s.deadLetters[d.ID] = d
 		}
 	}
+	s.parkOld()
 	return nil
 }
 
@@ -208,11 +238,11 @@ func (s *Store) forget(snap *engine.Snapshot) {
 func (s *Store) Instance(_ context.Context, id string) (*engine.Snapshot, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	snap, ok := s.instances[id]
-	if !ok {
+	snap, ok, err := s.lookup(id)
+	if !ok && err == nil {
 		return nil, fmt.Errorf("instance %s: %w", id, engine.ErrNotFound)
 	}
-	return clone(snap), nil
+	return snap, err
 }
 
 func (s *Store) Instances(_ context.Context, f engine.InstanceFilter) ([]*engine.Snapshot, string, error) {
@@ -223,7 +253,15 @@ func (s *Store) Instances(_ context.Context, f engine.InstanceFilter) ([]*engine
 			all = append(all, snap)
 		}
 	}
+	err := s.parked.all(func(snap *engine.Snapshot, _ []engine.Task) {
+		if matchInstance(snap, f) {
+			all = append(all, snap)
+		}
+	})
 	s.mu.RUnlock()
+	if err != nil {
+		return nil, "", err
+	}
 	slices.SortFunc(all, func(a, b *engine.Snapshot) int { return cmp.Compare(b.ID, a.ID) })
 	page, next := paginate(all, f.Cursor, f.Limit, func(s *engine.Snapshot) string { return s.ID })
 	out := make([]*engine.Snapshot, len(page))
@@ -253,7 +291,11 @@ func (s *Store) Unfinished(ctx context.Context, fn func(*engine.Snapshot) error)
 			list = append(list, clone(snap))
 		}
 	}
+	err := s.parked.all(func(snap *engine.Snapshot, _ []engine.Task) { list = append(list, snap) })
 	s.mu.RUnlock()
+	if err != nil {
+		return err
+	}
 	for _, snap := range list {
 		if err := fn(snap); err != nil {
 			return err

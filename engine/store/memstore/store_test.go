@@ -11,3 +11,9 @@ import (
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) engine.Store { return memstore.New() })
 }
+
+// TestConformanceParked runs the suite with every waiting instance parked at
+// once, so that each read and write meets parked instances and tasks.
+func TestConformanceParked(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) engine.Store { return memstore.New(memstore.WithParking(0)) })
+}

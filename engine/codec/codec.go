@@ -1,4 +1,10 @@
-package cache
+// Package codec encodes snapshots, events and definitions as JSON that keeps
+// the Go types of JSON-like values as the stores hand them back: int64 and
+// float64 stay apart (1 and 1.0), times and bytes come back as time.Time and
+// []byte, nil and empty containers stay apart. Values of other types are
+// refused (ErrUnsupported). The Redis cache stores and sends this form, and
+// memstore keeps waiting instances in it.
+package codec
 
 import (
 	"bytes"
@@ -14,12 +20,8 @@ import (
 	"github.com/workflowpp/wfpp/engine"
 )
 
-// The codec is JSON that keeps the Go types of JSON-like values as the
-// stores hand them back: int64 and float64 stay apart (1 and 1.0), times and
-// bytes come back as time.Time and []byte, nil and empty containers stay
-// apart. Values of other types are not cached (errUncacheable).
-
-var errUncacheable = errors.New("value not cacheable")
+// ErrUnsupported says a value is not of a JSON-like type the codec keeps.
+var ErrUnsupported = errors.New("value of a type the codec does not keep")
 
 // tagPrefix starts the one key of an object standing for a typed value.
 const tagPrefix = "\x00"
@@ -40,7 +42,7 @@ func tagMap(m map[string]any) (map[string]any, error) {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		if strings.HasPrefix(k, tagPrefix) {
-			return nil, fmt.Errorf("%w: key %q", errUncacheable, k)
+			return nil, fmt.Errorf("%w: key %q", ErrUnsupported, k)
 		}
 		tv, err := tag(v)
 		if err != nil {
@@ -61,7 +63,7 @@ func tag(v any) (any, error) {
 		return map[string]any{tagInt: json.RawMessage(strconv.Itoa(v))}, nil
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%w: %v", errUncacheable, v)
+			return nil, fmt.Errorf("%w: %v", ErrUnsupported, v)
 		}
 		s := strconv.FormatFloat(v, 'g', -1, 64)
 		if !strings.ContainsAny(s, ".eE") {
@@ -94,7 +96,7 @@ func tag(v any) (any, error) {
 		}
 		return map[string]any{tagBytes: base64.StdEncoding.EncodeToString(v)}, nil
 	}
-	return nil, fmt.Errorf("%w: type %T", errUncacheable, v)
+	return nil, fmt.Errorf("%w: type %T", ErrUnsupported, v)
 }
 
 func untagMap(m map[string]any) (map[string]any, error) {
@@ -161,7 +163,7 @@ type snapshotWire struct {
 	TaskTokens []uint64         `json:"tt"`
 }
 
-func encodeSnapshot(s *engine.Snapshot) ([]byte, error) {
+func EncodeSnapshot(s *engine.Snapshot) ([]byte, error) {
 	c := *s
 	var err error
 	if c.Variables, err = tagMap(s.Variables); err != nil {
@@ -188,20 +190,20 @@ func encodeSnapshot(s *engine.Snapshot) ([]byte, error) {
 			w.TaskTokens[i] = t.TokenID
 		}
 	}
-	if w.Pending, err = tagEvents(s.Pending); err != nil {
+	if w.Pending, err = TagEvents(s.Pending); err != nil {
 		return nil, err
 	}
 	return json.Marshal(w)
 }
 
-func decodeSnapshot(data []byte) (*engine.Snapshot, error) {
+func DecodeSnapshot(data []byte) (*engine.Snapshot, error) {
 	var w snapshotWire
-	if err := decode(data, &w); err != nil {
+	if err := Decode(data, &w); err != nil {
 		return nil, err
 	}
 	s := w.S
 	if s == nil {
-		return nil, errors.New("cached snapshot is empty")
+		return nil, errors.New("encoded snapshot is empty")
 	}
 	var err error
 	if s.Variables, err = untagMap(s.Variables); err != nil {
@@ -213,7 +215,7 @@ func decodeSnapshot(data []byte) (*engine.Snapshot, error) {
 		}
 	}
 	if len(w.TaskTokens) != len(s.Tasks) {
-		return nil, errors.New("cached snapshot: task tokens do not match its tasks")
+		return nil, errors.New("encoded snapshot: task tokens do not match its tasks")
 	}
 	for i := range s.Tasks {
 		if s.Tasks[i].Variables, err = untagMap(s.Tasks[i].Variables); err != nil {
@@ -222,13 +224,13 @@ func decodeSnapshot(data []byte) (*engine.Snapshot, error) {
 		s.Tasks[i].TokenID = w.TaskTokens[i]
 	}
 	s.NextID = w.NextID
-	if s.Pending, err = untagEvents(w.Pending); err != nil {
+	if s.Pending, err = UntagEvents(w.Pending); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func tagEvents(evs []engine.Event) ([]engine.Event, error) {
+func TagEvents(evs []engine.Event) ([]engine.Event, error) {
 	if evs == nil {
 		return nil, nil
 	}
@@ -243,9 +245,9 @@ func tagEvents(evs []engine.Event) ([]engine.Event, error) {
 	return out, nil
 }
 
-// tagEventsLenient is tagEvents for the fan-out, where a detail with values
+// TagEventsLenient is TagEvents for the fan-out, where a detail with values
 // of other types is sent as plain JSON (numbers become int64 or float64).
-func tagEventsLenient(evs []engine.Event) ([]engine.Event, error) {
+func TagEventsLenient(evs []engine.Event) ([]engine.Event, error) {
 	out := make([]engine.Event, len(evs))
 	for i, e := range evs {
 		d, err := tagMap(e.Detail)
@@ -267,7 +269,7 @@ func plainJSON(m map[string]any) (map[string]any, error) {
 		return nil, err
 	}
 	var out map[string]any
-	if err := decode(data, &out); err != nil {
+	if err := Decode(data, &out); err != nil {
 		return nil, err
 	}
 	if out, err = untagMap(out); err != nil {
@@ -276,7 +278,7 @@ func plainJSON(m map[string]any) (map[string]any, error) {
 	return tagMap(out)
 }
 
-func untagEvents(evs []engine.Event) ([]engine.Event, error) {
+func UntagEvents(evs []engine.Event) ([]engine.Event, error) {
 	for i := range evs {
 		var err error
 		if evs[i].Detail, err = untagMap(evs[i].Detail); err != nil {
@@ -292,23 +294,61 @@ type definitionWire struct {
 	Source []byte                  `json:"src"`
 }
 
-func encodeDefinition(r engine.DefinitionRecord) ([]byte, error) {
+func EncodeDefinition(r engine.DefinitionRecord) ([]byte, error) {
 	return json.Marshal(definitionWire{R: r, Source: r.Source})
 }
 
-func decodeDefinition(data []byte) (engine.DefinitionRecord, error) {
+func DecodeDefinition(data []byte) (engine.DefinitionRecord, error) {
 	var w definitionWire
-	if err := decode(data, &w); err != nil {
+	if err := Decode(data, &w); err != nil {
 		return engine.DefinitionRecord{}, err
 	}
 	w.R.Source = w.Source
 	return w.R, nil
 }
 
-// decode reads JSON with numbers in interface values left as json.Number,
+// Decode reads JSON with numbers in interface values left as json.Number,
 // for untag to type.
-func decode(data []byte, v any) error {
+func Decode(data []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	return d.Decode(v)
+}
+
+// taskWire is a list of tasks with the fields their JSON tags leave out.
+type taskWire struct {
+	T      []engine.Task `json:"t"`
+	Tokens []uint64      `json:"k"`
+}
+
+// EncodeTasks encodes tasks (projection records, with their variables).
+func EncodeTasks(tasks []engine.Task) ([]byte, error) {
+	w := taskWire{T: make([]engine.Task, len(tasks)), Tokens: make([]uint64, len(tasks))}
+	for i, t := range tasks {
+		var err error
+		if t.Variables, err = tagMap(t.Variables); err != nil {
+			return nil, err
+		}
+		w.T[i], w.Tokens[i] = t, t.TokenID
+	}
+	return json.Marshal(w)
+}
+
+// DecodeTasks decodes what EncodeTasks encoded.
+func DecodeTasks(data []byte) ([]engine.Task, error) {
+	var w taskWire
+	if err := Decode(data, &w); err != nil {
+		return nil, err
+	}
+	if len(w.Tokens) != len(w.T) {
+		return nil, errors.New("encoded tasks: token ids do not match the tasks")
+	}
+	for i := range w.T {
+		var err error
+		if w.T[i].Variables, err = untagMap(w.T[i].Variables); err != nil {
+			return nil, err
+		}
+		w.T[i].TokenID = w.Tokens[i]
+	}
+	return w.T, nil
 }
