@@ -6,7 +6,7 @@ PKGS := ./...
 GOLANGCI_VERSION := v2.5.0
 TEMPL_VERSION := $(shell $(GO) list -m -f '{{.Version}}' github.com/a-h/templ 2>/dev/null)
 
-.PHONY: help build run run/headless test test/race test/short lint generate bench fuzz assets clean
+.PHONY: help build run run/headless test test/race test/short lint generate bench screenshots fuzz assets clean
 
 help: ## show this help
 	@grep -E '^[a-zA-Z/_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -39,6 +39,9 @@ generate: ## regenerate templ components (generated files are committed)
 bench: ## engine benchmarks and wfpp bench (figures go to BENCHMARKS.md)
 	$(GO) test -run xxx -bench . -benchmem ./engine/...
 	$(GO) run ./cmd/wfpp bench --duration 10s
+
+screenshots: ## run the browser tests and save their screenshots in docs/screenshots
+	$(GO) test -count=1 -run Browser ./server -update-screenshots
 
 fuzz: ## 30 s of each fuzz target
 	@for p in ./engine/bpmn ./engine/dag ./engine/graph ./engine/script; do \

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -178,12 +179,19 @@ func (b *browser) check() {
 	require.Empty(b.t, b.errors, "the pages reported errors")
 }
 
-// screenshot saves the tab as docs/screenshots/name.png.
+var updateScreenshots = flag.Bool("update-screenshots", false, "save the browser tests' screenshots in docs/screenshots (make screenshots)")
+
+// screenshot captures the tab and, with -update-screenshots, saves it as
+// docs/screenshots/name.png.
 func (b *browser) screenshot(ctx context.Context, name string) {
 	b.t.Helper()
 	b.run(ctx, "settle before screenshot", chromedp.Sleep(300*time.Millisecond))
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	require.NoError(b.t, err)
+	require.NotEmpty(b.t, png)
+	if !*updateScreenshots {
+		return
+	}
 	dir := filepath.Join("..", "docs", "screenshots")
 	require.NoError(b.t, os.MkdirAll(dir, 0o755))
 	require.NoError(b.t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
