@@ -205,6 +205,15 @@ func (s *Store) lookup(id string) (*engine.Snapshot, bool, error) {
 	return snap, ok, err
 }
 
+// existing returns a copy of a stored instance and ErrDuplicate.
+func (s *Store) existing(id string) (*engine.Snapshot, error) {
+	snap, _, err := s.lookup(id)
+	if err != nil {
+		return nil, err
+	}
+	return snap, engine.ErrDuplicate
+}
+
 // seqOf returns the seq of an instance, held or parked.
 func (s *Store) seqOf(id string) (uint64, bool) {
 	if snap, ok := s.instances[id]; ok {

@@ -3,7 +3,6 @@ package memstore
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -159,13 +158,12 @@ func (s *Store) CreateInstance(_ context.Context, snap *engine.Snapshot) (*engin
 	if snap.RequestID != "" {
 		k := snap.DefinitionKey + "\x00" + snap.RequestID
 		if id, ok := s.byRequest[k]; ok {
-			existing, _, err := s.lookup(id)
-			return existing, errors.Join(engine.ErrDuplicate, err)
+			return s.existing(id)
 		}
 		s.byRequest[k] = snap.ID
 	}
-	if existing, ok, err := s.lookup(snap.ID); ok || err != nil {
-		return existing, errors.Join(engine.ErrDuplicate, err)
+	if _, ok := s.seqOf(snap.ID); ok {
+		return s.existing(snap.ID)
 	}
 	s.instances[snap.ID] = clone(snap)
 	return nil, nil
