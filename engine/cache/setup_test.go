@@ -21,11 +21,18 @@ func open(t *testing.T, srv *redistest.Server, cfg cache.Config) *cache.Cache {
 		cfg.Prefix = redistest.Prefix(t)
 	}
 	cfg.ProbeInterval = cmpOr(cfg.ProbeInterval, 10*time.Millisecond)
+	cfg.OpTimeout = cmpOr(cfg.OpTimeout, testOpTimeout)
 	c, err := cache.Open(t.Context(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	return c
 }
+
+// testOpTimeout replaces the 100 ms default of each Redis call in tests:
+// under -race beside the rest of the suite a call can take longer, and the
+// cache then counts Redis as down and skips the fill a test looks for. The
+// fault tests kill Redis, which fails calls at once whatever the timeout.
+const testOpTimeout = 2 * time.Second
 
 func cmpOr[T comparable](v, def T) T {
 	var zero T
