@@ -43,19 +43,22 @@ func (s *Store) redoOf(c engine.Change) redo {
 	return r
 }
 
-func (s *Store) newSnapshotDoc(c engine.Change, nonce string) (snapshotDoc, error) {
+// newSnapshotDoc returns the document that stores the change's snapshot and
+// the redo it carries.
+func (s *Store) newSnapshotDoc(c engine.Change, nonce string) (snapshotDoc, redo, error) {
 	doc := snapshotDoc{Snapshot: *c.Snapshot, Commit: nonce}
 	doc.Snapshot.Pending = nil
 	r := s.redoOf(c)
-	r.Events = compact(r.Events)
 	if len(r.Events)+len(r.Tasks)+len(r.Incidents)+len(r.DeadLetters) > 0 {
-		b, err := bson.Marshal(r)
+		stored := r
+		stored.Events = compact(r.Events)
+		b, err := bson.Marshal(stored)
 		if err != nil {
-			return doc, fmt.Errorf("encoding the commit of instance %s: %w", c.Snapshot.ID, err)
+			return doc, r, fmt.Errorf("encoding the commit of instance %s: %w", c.Snapshot.ID, err)
 		}
 		doc.Redo = b
 	}
-	return doc, nil
+	return doc, r, nil
 }
 
 func (d *snapshotDoc) redo() (redo, error) {

@@ -225,41 +225,38 @@ type request struct {
 const ClaimWaitDefault = 5 * time.Second
 
 func (s *Store) CreateInstance(ctx context.Context, snap *engine.Snapshot) (*engine.Snapshot, error) {
-	if snap.RequestID != "" {
-		claim := request{ID: snap.DefinitionKey + "\x00" + snap.RequestID, InstanceID: snap.ID, Created: time.Now().UTC()}
-		if _, err := s.requests.InsertOne(ctx, claim); err != nil {
-			if !mongo.IsDuplicateKeyError(err) {
-				return nil, mapErr(err, "claiming request "+snap.RequestID)
-			}
-			return s.claimed(ctx, claim.ID, snap)
-		}
-		if _, err := s.instances.InsertOne(ctx, snap); err != nil {
-			if mongo.IsDuplicateKeyError(err) {
-				// Same instance id stored before: keep the claim, it names that instance.
-				existing, ierr := s.Instance(ctx, snap.ID)
-				if ierr != nil {
-					return nil, ierr
-				}
-				return existing, fmt.Errorf("instance %s: %w", snap.ID, engine.ErrDuplicate)
-			}
-			if _, derr := s.requests.DeleteOne(context.WithoutCancel(ctx), bson.D{{Key: "_id", Value: claim.ID}}); derr != nil {
-				s.log.Warn("mongostore: releasing request claim", "request", snap.RequestID, "err", derr)
-			}
-			return nil, mapErr(err, "creating instance "+snap.ID)
-		}
-		return nil, nil
+	if snap.RequestID == "" {
+		return s.insertInstance(ctx, snap)
 	}
-	if _, err := s.instances.InsertOne(ctx, snap); err != nil {
-		if mongo.IsDuplicateKeyError(err) {
-			existing, ierr := s.Instance(ctx, snap.ID)
-			if ierr != nil {
-				return nil, ierr
-			}
-			return existing, fmt.Errorf("instance %s: %w", snap.ID, engine.ErrDuplicate)
+	claim := request{ID: snap.DefinitionKey + "\x00" + snap.RequestID, InstanceID: snap.ID, Created: time.Now().UTC()}
+	if _, err := s.requests.InsertOne(ctx, claim); err != nil {
+		if !mongo.IsDuplicateKeyError(err) {
+			return nil, mapErr(err, "claiming request "+snap.RequestID)
 		}
+		return s.claimed(ctx, claim.ID, snap)
+	}
+	existing, err := s.insertInstance(ctx, snap)
+	if err != nil && !errors.Is(err, engine.ErrDuplicate) {
+		// Not stored: release the claim. (A duplicate keeps it: it names that instance.)
+		if _, derr := s.requests.DeleteOne(context.WithoutCancel(ctx), bson.D{{Key: "_id", Value: claim.ID}}); derr != nil {
+			s.log.Warn("mongostore: releasing request claim", "request", snap.RequestID, "err", derr)
+		}
+	}
+	return existing, err
+}
+
+// insertInstance stores a new instance. When one with its id is stored
+// already, it returns that one and ErrDuplicate.
+func (s *Store) insertInstance(ctx context.Context, snap *engine.Snapshot) (*engine.Snapshot, error) {
+	_, err := s.instances.InsertOne(ctx, snap)
+	if !mongo.IsDuplicateKeyError(err) {
 		return nil, mapErr(err, "creating instance "+snap.ID)
 	}
-	return nil, nil
+	existing, err := s.Instance(ctx, snap.ID)
+	if err != nil {
+		return nil, err
+	}
+	return existing, fmt.Errorf("instance %s: %w", snap.ID, engine.ErrDuplicate)
 }
 
 // claimed returns the instance that holds a request claim, waiting a little
@@ -284,17 +281,7 @@ func (s *Store) claimed(ctx context.Context, claimID string, snap *engine.Snapsh
 		if time.Now().After(deadline) {
 			s.log.Warn("mongostore: adopting a request claim whose instance was never stored", "request", snap.RequestID, "instance_id", claim.InstanceID)
 			snap.ID = claim.InstanceID
-			if _, err := s.instances.InsertOne(ctx, snap); err != nil {
-				if mongo.IsDuplicateKeyError(err) { // its first start got there after all
-					existing, ierr := s.Instance(ctx, snap.ID)
-					if ierr != nil {
-						return nil, ierr
-					}
-					return existing, fmt.Errorf("request %s: %w", snap.RequestID, engine.ErrDuplicate)
-				}
-				return nil, mapErr(err, "creating instance "+snap.ID)
-			}
-			return nil, nil
+			return s.insertInstance(ctx, snap) // a duplicate: its first start got there after all
 		}
 		select {
 		case <-ctx.Done():
@@ -449,8 +436,7 @@ func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
 		events               []any
 		tasks, incs, letters []mongo.WriteModel
 	)
-	for _, c := range committed {
-		r := s.redoOf(c)
+	for _, r := range committed {
 		events = append(events, r.eventBatches()...)
 		tasks, incs, letters = append(tasks, r.taskModels()...), append(incs, r.incidentModels()...), append(letters, r.letterModels()...)
 	}
@@ -469,18 +455,21 @@ func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
 // insert (FerretDB runs it as one SQLite transaction, where each replace is
 // one of its own), the others replaced under the guard of their previous
 // sequence number unless this is the only writer. It returns the changes
-// that were stored and, when some were not, an error naming them.
-func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]engine.Change, error, error) {
+// that were stored, as their redos, and, when some were not, an error
+// naming them.
+func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]redo, error, error) {
 	nonce := bson.NewObjectID().Hex() // tells our writes from a concurrent writer's
 	var (
 		creates  []any
 		replaces []mongo.WriteModel
+		redos    = make([]redo, len(changes))
 	)
-	for _, c := range changes {
-		doc, err := s.newSnapshotDoc(c, nonce)
+	for i, c := range changes {
+		doc, r, err := s.newSnapshotDoc(c, nonce)
 		if err != nil {
 			return nil, nil, err
 		}
+		redos[i] = r
 		if c.Create {
 			creates = append(creates, doc)
 			continue
@@ -507,12 +496,12 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 		stored += int(matched)
 	}
 	if !failed && stored == len(changes) {
-		return changes, nil, nil
+		return redos, nil, nil
 	}
 	// Some guard said no: find out which by what is stored now.
-	var ok []engine.Change
+	var ok []redo
 	var errs []error
-	for _, c := range changes {
+	for i, c := range changes {
 		var cur struct {
 			Commit string `bson:"commit"`
 		}
@@ -523,7 +512,7 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 		case err != nil:
 			return nil, nil, mapErr(err, "checking instance "+c.Snapshot.ID)
 		case cur.Commit == nonce:
-			ok = append(ok, c)
+			ok = append(ok, redos[i])
 		default:
 			errs = append(errs, fmt.Errorf("instance %s is not at seq %d: %w", c.Snapshot.ID, c.PrevSeq, engine.ErrConflict))
 		}
