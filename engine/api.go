@@ -2,38 +2,7 @@ package engine
 
 import (
 	"context"
-	"fmt"
 )
-
-// CompleteTask completes an open user task as user with the form's variables.
-// A task completes once: a second completion gets ErrTaskNotOpen.
-func (e *Engine) CompleteTask(ctx context.Context, taskID, user string, vars map[string]any) (*Task, error) {
-	task, err := e.store.Task(ctx, taskID)
-	if err != nil {
-		return nil, fmt.Errorf("task %s: %w", taskID, err)
-	}
-	if task.Status != TaskOpen {
-		return nil, fmt.Errorf("task %s is %s: %w", taskID, task.Status, ErrTaskNotOpen)
-	}
-	r, err := e.call(ctx, command{kind: cmdCompleteTask, inst: task.InstanceID, text: taskID, user: user, vars: vars})
-	if err != nil {
-		return nil, err
-	}
-	return r.task, nil
-}
-
-// ClaimTask assigns an open task to user; an empty user releases it.
-func (e *Engine) ClaimTask(ctx context.Context, taskID, user string) (*Task, error) {
-	task, err := e.store.Task(ctx, taskID)
-	if err != nil {
-		return nil, fmt.Errorf("task %s: %w", taskID, err)
-	}
-	r, err := e.call(ctx, command{kind: cmdClaimTask, inst: task.InstanceID, text: taskID, user: user})
-	if err != nil {
-		return nil, err
-	}
-	return r.task, nil
-}
 
 // Pause stops new work in an instance: running work finishes, its results and
 // due timers wait until Resume.

@@ -11,9 +11,14 @@ func (x *instance) apply(ctx context.Context, c command) reply {
 	x.ctx = ctx
 	x.now = x.e.clock.Now()
 	x.steps = 0
-	if x.status == StatusPaused && holdWhilePaused(c.kind) {
-		x.held = append(x.held, c)
-		return x.reply(c, nil)
+	if x.status == StatusPaused {
+		switch {
+		case holdWhilePaused(c.kind):
+			x.held = append(x.held, c)
+			return x.reply(c, nil)
+		case c.kind == cmdCompleteTask || c.kind == cmdAssignTask:
+			return x.reply(c, fmt.Errorf("instance %s: %w", x.id, ErrInstancePaused))
+		}
 	}
 	err := x.do(ctx, c)
 	x.drain()
@@ -43,9 +48,11 @@ func (x *instance) do(ctx context.Context, c command) error {
 	case cmdSignal:
 		err = x.signalArrived(c)
 	case cmdCompleteTask:
-		err = x.completeTask(c)
-	case cmdClaimTask:
-		err = x.claimTask(c)
+		err = x.completeTask(c.text, c.task.complete)
+	case cmdAssignTask:
+		err = x.assignTask(c.text, c.task.assign)
+	case cmdCommentTask:
+		err = x.commentTask(c.text, c.task.comment)
 	case cmdPause:
 		err = x.pause()
 	case cmdResume:
@@ -69,7 +76,7 @@ func (x *instance) reply(c command, err error) reply {
 		return reply{err: err}
 	}
 	r := reply{snap: x.snapshot()}
-	if c.kind == cmdCompleteTask || c.kind == cmdClaimTask {
+	if c.task != nil {
 		for i := range x.taskChanges {
 			if x.taskChanges[i].ID == c.text {
 				t := x.taskChanges[i]
@@ -81,10 +88,11 @@ func (x *instance) reply(c command, err error) reply {
 }
 
 // holdWhilePaused lists what a paused instance keeps for later: work that
-// finished or came due, so that no new work starts until it resumes.
+// finished or came due, and messages and signals sent to it (applied on
+// resume in the order they came), so that no new work starts until it resumes.
 func holdWhilePaused(k commandKind) bool {
 	switch k {
-	case cmdJobDone, cmdJobFailed, cmdRetry, cmdTimer:
+	case cmdJobDone, cmdJobFailed, cmdRetry, cmdTimer, cmdMessage, cmdSignal:
 		return true
 	}
 	return false

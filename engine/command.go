@@ -13,7 +13,8 @@ const (
 	cmdTimer
 	cmdMessage
 	cmdCompleteTask
-	cmdClaimTask
+	cmdAssignTask
+	cmdCommentTask
 	cmdPause
 	cmdResume
 	cmdCancel
@@ -35,6 +36,7 @@ type command struct {
 	vars  map[string]any
 	err   error
 	text  string // task id, incident id, target element
+	task  *taskCommand
 	user  string // who asks, for task commands
 	key   string // message correlation key
 	start *startRequest

@@ -123,9 +123,6 @@ func (x *instance) messageArrived(c command) error {
 	if s == nil {
 		return fmt.Errorf("no subscription for the message in instance %s: %w", x.id, ErrNotFound)
 	}
-	if x.status == StatusPaused {
-		return fmt.Errorf("instance %s is paused: resume it first: %w", x.id, ErrInvalidState)
-	}
 	t := x.token(s.Token)
 	if t == nil {
 		return fmt.Errorf("no token for the subscription in instance %s: %w", x.id, ErrNotFound)

@@ -95,6 +95,14 @@ type Task struct {
 	Ended           *time.Time     `json:"endedAt,omitempty" bson:"ended_at,omitempty"`
 	CompletedBy     string         `json:"completedBy,omitempty" bson:"completed_by,omitempty"`
 	Variables       map[string]any `json:"variables,omitempty" bson:"variables,omitempty"` // the instance's variables when created
+	Comments        []TaskComment  `json:"comments,omitempty" bson:"comments,omitempty"`
+}
+
+// TaskComment is a note left on a task by someone who may see it.
+type TaskComment struct {
+	User string    `json:"user" bson:"user"`
+	Time time.Time `json:"time" bson:"time"`
+	Text string    `json:"text" bson:"text"`
 }
 
 // Incident is a token stuck on something a person must look at.

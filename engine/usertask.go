@@ -67,34 +67,58 @@ func (x *instance) newTask(t *token, n *model.Node) (*Task, error) {
 }
 
 // completeTask finishes a user task with the variables its form produced.
-func (x *instance) completeTask(c command) error {
-	task, t, err := x.openTask(c.text)
+func (x *instance) completeTask(id string, c *Completion) error {
+	task, t, err := x.openTask(id)
 	if err != nil {
 		return err
 	}
+	if c.Guard && task.Assignee != c.Expect {
+		return &AssigneeError{TaskID: id, Expected: c.Expect, Assignee: task.Assignee}
+	}
+	if task.Assignee == "" {
+		task.Assignee = c.By // claimed and completed in one action
+	}
 	now := x.now
-	task.Status, task.Ended, task.CompletedBy = TaskCompleted, &now, c.user
+	task.Status, task.Ended, task.CompletedBy = TaskCompleted, &now, c.By
 	delete(x.tasks, task.ID)
 	x.taskChanges = append(x.taskChanges, *task)
-	x.emit(EventTaskDone, t.node, t, map[string]any{"taskId": task.ID, "by": task.CompletedBy, "variables": keys(c.vars)})
-	x.finishActivity(t, c.vars)
+	x.emit(EventTaskDone, t.node, t, map[string]any{"taskId": task.ID, "by": c.By, "variables": c.Variables})
+	x.finishActivity(t, c.Variables)
 	return nil
 }
 
-// claimTask assigns an open task to a user, or releases it when the user is empty.
-func (x *instance) claimTask(c command) error {
-	task, t, err := x.openTask(c.text)
+// assignTask changes who holds an open task when it is held by a.Expect
+// (compare-and-set: of two racing claims the second finds the first's user).
+func (x *instance) assignTask(id string, a *Assignment) error {
+	task, t, err := x.openTask(id)
 	if err != nil {
 		return err
 	}
-	user := c.user
-	typ := EventTaskClaimed
-	if user == "" {
-		typ = EventTaskReleased
+	if task.Assignee != a.Expect {
+		return &AssigneeError{TaskID: id, Expected: a.Expect, Assignee: task.Assignee}
 	}
-	task.Assignee = user
+	typ := EventTaskClaimed
+	switch a.Reason {
+	case AssignRelease:
+		typ = EventTaskReleased
+	case AssignDelegate:
+		typ = EventTaskDelegated
+	}
+	task.Assignee = a.To
 	x.taskChanges = append(x.taskChanges, *task)
-	x.emit(typ, t.node, t, map[string]any{"taskId": task.ID, "assignee": user})
+	x.emit(typ, t.node, t, map[string]any{"taskId": task.ID, "assignee": a.To, "by": a.By, "previous": a.Expect})
+	return nil
+}
+
+// commentTask keeps a person's note on an open task and in the history.
+func (x *instance) commentTask(id string, c *Comment) error {
+	task, t, err := x.openTask(id)
+	if err != nil {
+		return err
+	}
+	task.Comments = append(task.Comments, TaskComment{User: c.By, Time: x.now, Text: c.Text})
+	x.taskChanges = append(x.taskChanges, *task)
+	x.emit(EventTaskCommented, t.node, t, map[string]any{"taskId": task.ID, "by": c.By, "text": c.Text})
 	return nil
 }
 

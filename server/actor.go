@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/workflowpp/wfpp/tasks"
 )
 
 // Headers that name the acting user where no real identity does: requests
@@ -18,9 +20,15 @@ const (
 
 // actor is who makes a request, as the REST handlers need it.
 type actor struct {
-	Name   string
-	Groups []string
-	Admin  bool
+	Name     string
+	Groups   []string
+	Admin    bool
+	Overseer bool // an admin or operator: oversees human work
+}
+
+// task is the actor as package tasks sees it.
+func (a actor) task() tasks.Actor {
+	return tasks.Actor{Name: a.Name, Groups: a.Groups, Overseer: a.Overseer}
 }
 
 // actorOf returns the acting user of c: the authenticated user, else the
@@ -29,16 +37,18 @@ type actor struct {
 func actorOf(c *fiber.Ctx) actor {
 	u := CurrentUser(c)
 	if u != nil && !u.Local {
-		return actor{Name: u.Name, Groups: u.Groups, Admin: u.Has(RoleAdmin)}
+		return actor{Name: u.Name, Groups: u.Groups, Admin: u.Has(RoleAdmin), Overseer: u.Has(RoleOperator)}
 	}
 	name := strings.TrimSpace(c.Get(UserHeader))
 	if name == "" {
 		if u != nil {
-			return actor{Name: u.Name, Groups: u.Groups, Admin: true}
+			return actor{Name: u.Name, Groups: u.Groups, Admin: true, Overseer: true}
 		}
-		return actor{Admin: true}
+		return actor{Admin: true, Overseer: true}
 	}
-	return actor{Name: name, Groups: csvList(c.Get(GroupsHeader)), Admin: slices.Contains(csvList(c.Get(RolesHeader)), RoleAdmin)}
+	roles := csvList(c.Get(RolesHeader))
+	admin := slices.Contains(roles, RoleAdmin)
+	return actor{Name: name, Groups: csvList(c.Get(GroupsHeader)), Admin: admin, Overseer: admin || slices.Contains(roles, RoleOperator)}
 }
 
 func csvList(s string) []string {

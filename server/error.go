@@ -13,6 +13,7 @@ import (
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/engine/bpmn"
 	"github.com/workflowpp/wfpp/engine/model"
+	"github.com/workflowpp/wfpp/tasks"
 )
 
 // CorrelationHeader carries the id that ties a request to its logs.
@@ -87,11 +88,14 @@ func classify(err error) *Error {
 		fiberErr *fiber.Error
 		probs    model.Problems
 		syntax   *bpmn.SyntaxError
+		taskErr  *tasks.Error
 	)
 	msg := err.Error()
 	switch {
 	case errors.As(err, &apiErr):
 		return apiErr
+	case errors.As(err, &taskErr):
+		return &Error{Status: taskErr.Status, Code: taskErr.Code, Message: taskErr.Message, Details: taskErr.Details}
 	case errors.As(err, &fiberErr):
 		return &Error{Status: fiberErr.Code, Code: codeOf(fiberErr.Code), Message: fiberMessage(fiberErr)}
 	case errors.As(err, &probs):

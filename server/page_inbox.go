@@ -1,7 +1,6 @@
 package server
 
 import (
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -113,96 +112,3 @@ func pageOr(a, b string) string {
 	return b
 }
 
-func (s *Server) pageVisibleTask(c *fiber.Ctx) (engine.Task, web.User, error) {
-	u, _, _ := pageUser(c)
-	ctx, cancel := s.ctx(c)
-	defer cancel()
-	t, err := s.eng.Store().Task(ctx, c.Params("id"))
-	if err != nil {
-		return t, u, err
-	}
-	if !CurrentUser(c).MayWork(&t) {
-		return t, u, &Error{Status: http.StatusForbidden, Code: "forbidden",
-			Message: "task " + t.ID + " is for other users or groups: ask its assignee or an admin"}
-	}
-	return t, u, nil
-}
-
-// uiTask is GET /ui/tasks/:id: the task the inbox opens.
-func (s *Server) uiTask(c *fiber.Ctx) error {
-	t, _, err := s.pageVisibleTask(c)
-	if err != nil {
-		return err
-	}
-	if t.Variables == nil {
-		// The engine keeps no copy with the task: the form starts from the
-		// instance's variables as they are now.
-		ctx, cancel := s.ctx(c)
-		defer cancel()
-		if snap, err := s.eng.Instance(ctx, t.InstanceID); err == nil {
-			t.Variables = snap.Variables
-		}
-	}
-	if t.CandidateUsers == nil {
-		t.CandidateUsers = []string{}
-	}
-	if t.CandidateGroups == nil {
-		t.CandidateGroups = []string{}
-	}
-	return c.JSON(t)
-}
-
-func (s *Server) uiClaim(c *fiber.Ctx) error {
-	t, u, err := s.pageVisibleTask(c)
-	if err != nil {
-		return err
-	}
-	if t.Assignee != "" && t.Assignee != u.Name && !pageIsAdmin(u) {
-		return &Error{Status: http.StatusConflict, Code: "claimed", Message: "task is already claimed by " + t.Assignee}
-	}
-	ctx, cancel := s.ctx(c)
-	defer cancel()
-	task, err := s.eng.ClaimTask(ctx, t.ID, u.Name)
-	if err != nil {
-		return err
-	}
-	return c.JSON(task)
-}
-
-func (s *Server) uiRelease(c *fiber.Ctx) error {
-	t, u, err := s.pageVisibleTask(c)
-	if err != nil {
-		return err
-	}
-	if t.Assignee != u.Name && !pageIsAdmin(u) {
-		return &Error{Status: http.StatusConflict, Code: "not_yours", Message: "only the assignee or an admin may release the task"}
-	}
-	ctx, cancel := s.ctx(c)
-	defer cancel()
-	task, err := s.eng.ClaimTask(ctx, t.ID, "")
-	if err != nil {
-		return err
-	}
-	return c.JSON(task)
-}
-
-func (s *Server) uiComplete(c *fiber.Ctx) error {
-	t, u, err := s.pageVisibleTask(c)
-	if err != nil {
-		return err
-	}
-	if t.Assignee != "" && t.Assignee != u.Name && !pageIsAdmin(u) {
-		return &Error{Status: http.StatusConflict, Code: "not_yours", Message: "task is assigned to " + t.Assignee + ": only they may complete it"}
-	}
-	var b completeBody
-	if err := decode(c, &b); err != nil {
-		return err
-	}
-	ctx, cancel := s.ctx(c)
-	defer cancel()
-	task, err := s.eng.CompleteTask(ctx, t.ID, u.Name, b.Variables)
-	if err != nil {
-		return err
-	}
-	return c.JSON(task)
-}

@@ -69,6 +69,8 @@ func (s *Server) routesV1(api fiber.Router) {
 	api.Get("/tasks/:id", s.getTask)
 	api.Post("/tasks/:id/claim", worker, s.claimTask)
 	api.Post("/tasks/:id/release", worker, s.releaseTask)
+	api.Post("/tasks/:id/delegate", worker, s.delegateTask)
+	api.Post("/tasks/:id/comments", worker, s.commentTask)
 
 	api.Post("/signals", s.signal)
 

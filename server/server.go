@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/tasks"
 )
 
 const (
@@ -82,6 +83,7 @@ type Server struct {
 	messages    *messageBuffer
 	unsubscribe []func()
 	hub         *Hub
+	tasks       *tasks.Service
 }
 
 // New builds a Server and its routes. It does not listen; call Listen or
@@ -92,6 +94,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, eng: cfg.Engine, log: cfg.Logger}
+	var err error
+	if s.tasks, err = tasks.New(tasks.Config{Engine: cfg.Engine, Store: cfg.Engine.Store()}); err != nil {
+		return nil, err
+	}
 	s.app = fiber.New(fiber.Config{
 		AppName:               "wfpp",
 		BodyLimit:             cfg.BodyLimit,

@@ -75,9 +75,10 @@ func TestTaskClaimReleaseComplete(t *testing.T) {
 		code   string
 	}{
 		{"bob claims", bob, http.MethodPost, path + "/claim", nil, http.StatusConflict, "task_claimed"},
-		{"bob releases", bob, http.MethodPost, path + "/release", nil, http.StatusForbidden, "forbidden"},
-		{"bob completes", bob, http.MethodPost, path + "/complete", map[string]any{}, http.StatusForbidden, "forbidden"},
-		{"bob claims for alice", bob, http.MethodPost, path + "/claim", map[string]any{"assignee": "alice"}, http.StatusForbidden, "forbidden"},
+		{"bob releases", bob, http.MethodPost, path + "/release", nil, http.StatusConflict, "task_claimed"},
+		{"bob completes", bob, http.MethodPost, path + "/complete", map[string]any{}, http.StatusConflict, "task_claimed"},
+		{"bob claims for alice", bob, http.MethodPost, path + "/claim", map[string]any{"assignee": "alice"}, http.StatusConflict, "task_claimed"},
+		{"bob delegates to himself", bob, http.MethodPost, path + "/delegate", map[string]any{"assignee": "bob"}, http.StatusConflict, "task_claimed"},
 		{"carol gets it", carol, http.MethodGet, path, nil, http.StatusNotFound, "not_found"},
 		{"carol completes it", carol, http.MethodPost, path + "/complete", map[string]any{}, http.StatusNotFound, "not_found"},
 		{"bob lists another user's tasks", bob, http.MethodGet, "/api/v1/tasks?user=alice", nil, http.StatusForbidden, "forbidden"},
@@ -111,9 +112,10 @@ func TestTaskClaimReleaseComplete(t *testing.T) {
 	f.waitStatus(inst.ID, "completed")
 }
 
-// TestAdminCompletesClaimedTask: a task claimed by bob is 403 for alice
-// and completes for an admin.
-func TestAdminCompletesClaimedTask(t *testing.T) {
+// TestAdminTakesClaimedTask: a task claimed by bob is 409 for alice and
+// for an admin too (the claim policy); the admin delegates it to themself,
+// then completes it.
+func TestAdminTakesClaimedTask(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	f.deployApproval()
@@ -121,7 +123,9 @@ func TestAdminCompletesClaimedTask(t *testing.T) {
 	tk := f.waitTask(inst.ID)
 	path := "/api/v1/tasks/" + tk.ID
 	require.Equal(t, http.StatusOK, f.as(bob, http.MethodPost, path+"/claim", nil, nil).StatusCode)
-	requireEnvelope(t, f.as(alice, http.MethodPost, path+"/complete", map[string]any{}, nil), http.StatusForbidden, "forbidden")
+	requireEnvelope(t, f.as(alice, http.MethodPost, path+"/complete", map[string]any{}, nil), http.StatusConflict, "task_claimed")
+	requireEnvelope(t, f.as(admin, http.MethodPost, path+"/complete", map[string]any{}, nil), http.StatusConflict, "task_claimed")
+	require.Equal(t, http.StatusOK, f.as(admin, http.MethodPost, path+"/delegate", map[string]any{"assignee": "root"}, nil).StatusCode)
 	resp := f.as(admin, http.MethodPost, path+"/complete", map[string]any{"variables": map[string]any{"approved": false}}, nil)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	f.waitStatus(inst.ID, "completed")
