@@ -111,4 +111,3 @@ func pageOr(a, b string) string {
 	}
 	return b
 }
-

@@ -189,7 +189,7 @@ func TestTaskListOrderAndPages(t *testing.T) {
 	requireEnvelope(t, f.as(alice, http.MethodGet, "/api/v1/tasks?$where=1", nil, nil), http.StatusBadRequest, "invalid_input")
 }
 
-// TestConcurrentClaims: of twenty candidates claiming at once exactly one
+// TestConcurrentClaims: of fifty candidates claiming at once exactly one
 // gets the task; the others learn who has it (409).
 func TestConcurrentClaims(t *testing.T) {
 	t.Parallel()
@@ -197,7 +197,7 @@ func TestConcurrentClaims(t *testing.T) {
 	f.deployApproval()
 	inst, _ := f.start(map[string]any{"definition": "approval"})
 	tk := f.waitTask(inst.ID)
-	const n = 20
+	const n = 50
 	codes := make([]int, n)
 	var wg sync.WaitGroup
 	for i := range n {
