@@ -34,7 +34,7 @@ lint: ## golangci-lint (v2) with .golangci.yml, gofumpt and govulncheck
 	$(GO) run golang.org/x/vuln/cmd/govulncheck@latest ./...
 
 generate: ## regenerate templ components (generated files are committed)
-	$(GO) run github.com/a-h/templ/cmd/templ@$(TEMPL_VERSION) generate
+	cd web && $(GO) run github.com/a-h/templ/cmd/templ@$(TEMPL_VERSION) generate
 
 bench: ## engine benchmarks and wfpp bench (figures go to BENCHMARKS.md)
 	$(GO) test -run xxx -bench . -benchmem ./engine/...

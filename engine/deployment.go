@@ -183,6 +183,9 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (rec DefinitionR
 	if err != nil {
 		return rec, false, err
 	}
+	if err := e.checkForms(ctx, def); err != nil {
+		return rec, false, err
+	}
 	sum := sha256.Sum256(req.Source)
 	rec = DefinitionRecord{
 		Key: def.Key, Name: def.Name, Format: format, Checksum: hex.EncodeToString(sum[:]),
@@ -234,4 +237,13 @@ func latestVersions(recs []DefinitionRecord) map[string]DefinitionRecord {
 		}
 	}
 	return latest
+}
+
+// DefinitionByID returns a deployed version by its id with its parsed model.
+func (e *Engine) DefinitionByID(ctx context.Context, id string) (DefinitionRecord, *model.Definition, error) {
+	dep, err := e.defs.byID(ctx, id)
+	if err != nil {
+		return DefinitionRecord{}, nil, err
+	}
+	return dep.rec, dep.def, nil
 }

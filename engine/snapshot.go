@@ -88,6 +88,9 @@ type Task struct {
 	CandidateGroups []string       `json:"candidateGroups" bson:"candidate_groups"`
 	FormKey         string         `json:"formKey,omitempty" bson:"form_key,omitempty"`
 	Form            string         `json:"form,omitempty" bson:"form,omitempty"`
+	FormID          string         `json:"formId,omitempty" bson:"form_id,omitempty"` // a linked deployed form
+	FormBinding     string         `json:"formBinding,omitempty" bson:"form_binding,omitempty"`
+	FormVersionTag  string         `json:"formVersionTag,omitempty" bson:"form_version_tag,omitempty"`
 	Priority        int            `json:"priority" bson:"priority"`
 	Due             *time.Time     `json:"dueDate,omitempty" bson:"due,omitempty"`
 	Status          TaskStatus     `json:"status" bson:"status"`

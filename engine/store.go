@@ -39,6 +39,15 @@ type Store interface {
 	// SetDefinitionEnabled enables or disables starting instances of a version.
 	SetDefinitionEnabled(ctx context.Context, id string, enabled bool) error
 
+	// SaveForm stores a new version of a form unless the latest version of
+	// its id has the same checksum, in which case it returns that one with
+	// created false.
+	SaveForm(ctx context.Context, rec FormRecord) (saved FormRecord, created bool, err error)
+	// FormVersions lists every version of a form, newest first; none is ErrNotFound.
+	FormVersions(ctx context.Context, formID string) ([]FormRecord, error)
+	// Forms lists the latest version of every form, by id.
+	Forms(ctx context.Context) ([]FormRecord, error)
+
 	// CreateInstance stores a new instance before it runs, for idempotent
 	// starts: when one with the same definition key and request id exists, it
 	// returns that one and ErrDuplicate. A start without a request id skips it:

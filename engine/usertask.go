@@ -34,7 +34,8 @@ func (x *instance) newTask(t *token, n *model.Node) (*Task, error) {
 	h := n.Human
 	task := &Task{
 		ID: newID(), InstanceID: x.id, DefinitionKey: x.head.DefinitionKey, ElementID: n.ID, TokenID: t.id,
-		Name: n.Label(), FormKey: h.FormKey, Form: h.Form, Status: TaskOpen, Created: x.now,
+		Name: n.Label(), FormKey: h.FormKey, Form: h.Form, FormID: h.FormID, FormBinding: h.FormBinding, FormVersionTag: h.FormVersionTag,
+		Status: TaskOpen, Created: x.now,
 		CandidateUsers: []string{}, CandidateGroups: []string{},
 	}
 	var err error

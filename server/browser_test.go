@@ -519,8 +519,8 @@ func TestBrowserFormJS(t *testing.T) {
 		chromedp.Click(`#form-save`),
 		waitJS(`document.getElementById('designer').dataset.dirty === 'true'`),
 		waitJS(`(() => {
-			const proc = wfpp.modeler.getDefinitions().rootElements.find((e) => e.$type === 'bpmn:Process');
-			const f = proc.extensionElements.values.find((v) => v.$type === 'zeebe:UserTaskForm');
+			const task = wfpp.modeler.get('elementRegistry').get('review').businessObject;
+			const f = task.extensionElements.values.find((v) => v.$type === 'wf:Form');
 			return JSON.parse(f.body).components.length === 2;
 		})()`),
 		// Leave nothing unsaved, or leaving the page asks first.

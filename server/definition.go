@@ -28,29 +28,38 @@ func formatOf(contentType string) (string, bool) {
 }
 
 // deploy is POST /api/v1/definitions: 201 with the new version, 200 when the
-// source equals the latest version. ?format=bpmn|dag|graph overrides what the
-// Content-Type says (JSON is otherwise told apart by engine.DetectFormat).
+// source equals the latest version. ?format=bpmn|dag|graph|form overrides
+// what the Content-Type says (JSON is otherwise told apart by its shape: a
+// form-js schema deploys as a form). A multipart/form-data body deploys
+// several files at once, forms first, so its definitions can link them
+// (binding "deployment"); it answers {"forms":[…],"definitions":[…]}.
 func (s *Server) deploy(c *fiber.Ctx) error {
+	if mt, _, _ := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); mt == "multipart/form-data" {
+		return s.deployMany(c)
+	}
 	format, ok := formatOf(c.Get(fiber.HeaderContentType))
 	if !ok {
 		return &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
-			Message: "Content-Type must be application/xml or text/xml (BPMN), application/json (DAG or graph) or application/yaml (graph)"}
+			Message: "Content-Type must be application/xml or text/xml (BPMN), application/json (DAG, graph or form), application/yaml (graph) or multipart/form-data (several files)"}
 	}
 	switch q := c.Query("format"); q {
 	case "":
-	case engine.FormatBPMN, engine.FormatDAG, engine.FormatGraph:
+	case engine.FormatBPMN, engine.FormatDAG, engine.FormatGraph, formatForm:
 		format = q
 	default:
-		return badRequest("query parameter \"format\" is %q: use bpmn, dag or graph", q)
+		return badRequest("query parameter \"format\" is %q: use bpmn, dag, graph or form", q)
 	}
 	if len(c.Body()) == 0 {
 		return badRequest("request body is empty: send the definition's source")
 	}
-	ctx, cancel := s.ctx(c)
-	defer cancel()
 	// Copy: fasthttp reuses the body buffer after the handler returns.
 	src := append([]byte(nil), c.Body()...)
-	rec, created, err := s.eng.Deploy(ctx, engine.DeployRequest{Source: src, Format: format})
+	if format == formatForm || (format == "" && isFormSchema(src)) {
+		return s.deployFormSource(c, src)
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	rec, created, err := s.eng.Deploy(ctx, engine.DeployRequest{Source: src, Format: format, Deployer: actorOf(c).Name})
 	if err != nil {
 		return err
 	}

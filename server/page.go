@@ -50,6 +50,7 @@ func (s *Server) pageRoutes() {
 	ui.Post("/definitions/:id/enable", s.pageSetEnabled(true))
 	ui.Post("/definitions/:id/disable", s.pageSetEnabled(false))
 	ui.Get("/tasks/:id", s.uiTask)
+	ui.Get("/tasks/:id/form", s.taskForm)
 	worker := requireRole(RoleWorker)
 	ui.Post("/tasks/:id/claim", worker, s.uiClaim)
 	ui.Post("/tasks/:id/release", worker, s.uiRelease)

@@ -66,7 +66,15 @@ func (s *Server) routesV1(api fiber.Router) {
 	api.Post("/instances/:id/variables", operator, s.setVariables)
 	api.Post("/instances/:id/modify", operator, s.modifyInstance)
 
+	api.Get("/definitions/:key/start-form", s.startForm)
+
+	api.Get("/forms", s.listForms)
+	api.Post("/forms", designer, s.deployForm)
+	api.Get("/forms/:id", s.getForm)
+	api.Get("/forms/:id/versions/:v", s.getForm)
+
 	api.Get("/tasks/:id", s.getTask)
+	api.Get("/tasks/:id/form", s.taskForm)
 	api.Post("/tasks/:id/claim", worker, s.claimTask)
 	api.Post("/tasks/:id/release", worker, s.releaseTask)
 	api.Post("/tasks/:id/delegate", worker, s.delegateTask)

@@ -3,11 +3,11 @@ package tasks
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/workflowpp/wfpp/engine"
 )
@@ -31,12 +31,11 @@ type Reader interface {
 type Config struct {
 	Engine Engine
 	Store  Reader
-	// FormOf returns the form-js schema a task's submission is checked
-	// against (nil: no form, nothing to check). The default reads the
-	// schema embedded in the task.
-	FormOf func(ctx context.Context, t Task) (json.RawMessage, error)
+	Forms  Forms
 	// CommentMax caps a comment's length in bytes; CommentMaxDefault if zero.
 	CommentMax int
+	// Now tells the time (linked forms resolve as of now for a start); time.Now if nil.
+	Now func() time.Time
 }
 
 // CommentMaxDefault is the longest comment accepted, in bytes.
@@ -47,6 +46,8 @@ type Service struct {
 	cfg Config
 }
 
+func (s *Service) now() time.Time { return s.cfg.Now() }
+
 // New returns a service; Engine and Store are required.
 func New(cfg Config) (*Service, error) {
 	var errs []error
@@ -56,21 +57,17 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Store == nil {
 		errs = append(errs, errors.New("tasks: Config.Store is required"))
 	}
+	if cfg.Forms == nil {
+		errs = append(errs, errors.New("tasks: Config.Forms is required"))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if cfg.FormOf == nil {
-		cfg.FormOf = embeddedForm
-	}
 	cfg.CommentMax = cmp.Or(cfg.CommentMax, CommentMaxDefault)
-	return &Service{cfg: cfg}, nil
-}
-
-func embeddedForm(_ context.Context, t Task) (json.RawMessage, error) {
-	if t.Form == "" || !json.Valid([]byte(t.Form)) {
-		return nil, nil
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
-	return json.RawMessage(t.Form), nil
+	return &Service{cfg: cfg}, nil
 }
 
 // View is a task as a person sees it: what they may do, and its history.
@@ -207,7 +204,7 @@ func (s *Service) Complete(ctx context.Context, a Actor, id string, vars map[str
 	case t.Assignee == "" && !a.mayClaim(t):
 		return t, forbidden("task %s is for %s: you are not among its candidates", t.ID, candidates(t))
 	}
-	form, err := s.cfg.FormOf(ctx, t)
+	form, err := s.submissionForm(ctx, t)
 	if err != nil {
 		return t, fmt.Errorf("form of task %s: %w", t.ID, err)
 	}

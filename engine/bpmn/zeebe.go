@@ -34,7 +34,11 @@ func (x *extension) zeebe() {
 			setList(&h.CandidateGroups, attr("candidateGroups"))
 			setList(&h.CandidateUsers, attr("candidateUsers"))
 		case "formDefinition":
-			x.zeebeForm(cmp.Or(attr("formKey"), attr("formId"), attr("externalReference")))
+			if id := attr("formId"); id != "" {
+				x.linkForm(id, attr("bindingType"), attr("versionTag"))
+			} else {
+				x.zeebeForm(cmp.Or(attr("formKey"), attr("externalReference")))
+			}
 		case "priorityDefinition":
 			set(&h.Priority, attr("priority"))
 		case "taskSchedule":
@@ -94,5 +98,21 @@ func (x *extension) zeebeForm(key string) {
 		x.problem("form key %q refers to zeebe:userTaskForm %q, which the process does not define", key, id)
 	default:
 		h.Form, h.FormKey = x.c.forms[id], ""
+	}
+}
+
+// linkForm links a deployed form by id with a Camunda 8 binding type
+// (latest when empty).
+func (x *extension) linkForm(id, binding, tag string) {
+	h := &x.n.Human
+	h.FormID, h.FormBinding, h.FormVersionTag = id, cmp.Or(binding, "latest"), tag
+	switch h.FormBinding {
+	case "latest", "deployment":
+	case "versionTag":
+		if tag == "" {
+			x.problem("form %q is bound by versionTag but names none: set zeebe:formDefinition versionTag", id)
+		}
+	default:
+		x.problem("form binding %q is unknown: use latest, deployment or versionTag", binding)
 	}
 }

@@ -75,6 +75,16 @@ func (s *Store) DefinitionByID(ctx context.Context, id string) (engine.Definitio
 		codec.EncodeDefinition, codec.DecodeDefinition)
 }
 
+func (s *Store) SaveForm(ctx context.Context, rec engine.FormRecord) (engine.FormRecord, bool, error) {
+	return s.inner.SaveForm(ctx, rec)
+}
+
+func (s *Store) FormVersions(ctx context.Context, formID string) ([]engine.FormRecord, error) {
+	return s.inner.FormVersions(ctx, formID)
+}
+
+func (s *Store) Forms(ctx context.Context) ([]engine.FormRecord, error) { return s.inner.Forms(ctx) }
+
 func (s *Store) Definitions(ctx context.Context) ([]engine.DefinitionRecord, error) {
 	return s.inner.Definitions(ctx)
 }

@@ -73,11 +73,17 @@ type Human struct {
 	Assignee        string
 	CandidateUsers  []string
 	CandidateGroups []string
-	FormKey         string // reference to a deployed form
+	FormKey         string // a form key the engine does not resolve, passed to clients
 	Form            string // inline form-js schema (JSON)
-	Priority        string
-	DueDate         string
-	FollowUpDate    string
+	// FormID links a deployed form (a .form resource) by its id; which
+	// version is picked is FormBinding's choice (latest, deployment,
+	// versionTag with FormVersionTag).
+	FormID         string
+	FormBinding    string
+	FormVersionTag string
+	Priority       string
+	DueDate        string
+	FollowUpDate   string
 }
 
 // Message names what a message event or receive task waits for and how an

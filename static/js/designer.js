@@ -8,6 +8,7 @@ import {
 } from '/static/vendor/bpmn-modeler.js';
 import { api, flash, busy, el, confirmDialog } from './common.js';
 import { setupFormDesign } from './form_design.js';
+import { wfModdle } from './wf_moddle.js';
 
 const root = document.getElementById('designer');
 const key = root.dataset.key || '';
@@ -18,7 +19,7 @@ const problemsEl = document.getElementById('problems');
 const blank = () => {
   const id = `Process_${Math.random().toString(36).slice(2, 9)}`;
   return `<?xml version="1.0" encoding="UTF-8"?>
-<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI" xmlns:dc="http://www.omg.org/spec/DD/20100524/DC" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" id="Definitions_${id}" targetNamespace="https://workflowpp.dev/bpmn">
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:bpmndi="http://www.omg.org/spec/BPMN/20100524/DI" xmlns:dc="http://www.omg.org/spec/DD/20100524/DC" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0" id="Definitions_${id}" targetNamespace="https://workflowpp.dev/bpmn">
   <bpmn:process id="${id}" isExecutable="true">
     <bpmn:startEvent id="StartEvent_1" />
   </bpmn:process>
@@ -38,9 +39,10 @@ const modeler = new Modeler({
   propertiesPanel: { parent: '#properties' },
   additionalModules: [BpmnPropertiesPanelModule, BpmnPropertiesProviderModule,
     ZeebePropertiesProviderModule, ZeebeBehaviorsModule],
-  moddleExtensions: { zeebe: zeebeModdle },
+  moddleExtensions: { zeebe: zeebeModdle, wf: wfModdle },
 });
-window.wfpp = { modeler };
+// Automation hooks (README): the modeler, openFormEditor(elementId), formEditor.
+window.wfpp = { modeler, formEditor: null };
 setupFormDesign(modeler);
 
 let dirty = false;

@@ -1,10 +1,14 @@
-// The form of a user task, designed with the form-js editor and embedded in
-// the diagram the way Camunda 8 does it: a zeebe:UserTaskForm on the process
-// holding the schema, and a zeebe:FormDefinition on the task pointing at it
-// with formKey "camunda-forms:bpmn:<id>". The engine reads exactly that.
-import { flash } from './common.js';
+// The form of a user task or start event, designed with the form-js editor
+// and kept in the diagram as our own <wf:form> extension element (its text
+// is the form-js schema). Camunda's modeling behaviors strip an embedded
+// zeebe form key from any task with <zeebe:userTask/> — which every task the
+// designer turns into a user task has — so a Camunda-style embedded form
+// would silently vanish after Apply; wf:form is left alone and the engine
+// reads it. A deployed form can be linked instead (zeebe:formDefinition formId).
+import { api, flash, el } from './common.js';
 
 const editorCSS = ['form-js/form-js.css', 'form-js-editor/form-js-editor.css', 'form-js-editor/properties-panel.css'];
+const embeddedPrefix = 'camunda-forms:bpmn:';
 
 function loadCSS() {
   for (const href of editorCSS) {
@@ -17,7 +21,10 @@ function loadCSS() {
   }
 }
 
-const formIdOf = (task) => `UserTaskForm_${task.id}`;
+/** hasForm says whether an element can carry a form: user tasks and start events. */
+export const hasForm = (element) => element && (element.type === 'bpmn:UserTask' || element.type === 'bpmn:StartEvent');
+
+const values = (bo) => bo.extensionElements?.values || [];
 
 function processOf(bo) {
   let p = bo.$parent;
@@ -25,7 +32,31 @@ function processOf(bo) {
   return p;
 }
 
-function extensions(modeler, element, bo) {
+/** legacySchema reads a Camunda 8 embedded form (zeebe:userTaskForm) if the element has one. */
+function legacySchema(bo) {
+  const fd = values(bo).find((v) => v.$type === 'zeebe:FormDefinition');
+  if (!fd?.formKey?.startsWith(embeddedPrefix)) return null;
+  const id = fd.formKey.slice(embeddedPrefix.length);
+  const form = values(processOf(bo) || {}).find((v) => v.$type === 'zeebe:UserTaskForm' && v.id === id);
+  return form?.body || null;
+}
+
+/** currentSchema returns the element's form schema as stored, or a new one. */
+export function currentSchema(bo) {
+  const body = values(bo).find((v) => v.$type === 'wf:Form')?.body || legacySchema(bo);
+  if (body) {
+    try { return JSON.parse(body); } catch { /* a broken schema starts over */ }
+  }
+  return { type: 'default', id: `Form_${bo.id}`, components: [] };
+}
+
+/** linkedFormId returns the id of the deployed form the element links, if any. */
+export function linkedFormId(bo) {
+  return values(bo).find((v) => v.$type === 'zeebe:FormDefinition')?.formId || '';
+}
+
+function extensions(modeler, element) {
+  const bo = element.businessObject;
   if (bo.extensionElements) return bo.extensionElements;
   const ext = modeler.get('moddle').create('bpmn:ExtensionElements', { values: [] });
   ext.$parent = bo;
@@ -33,71 +64,63 @@ function extensions(modeler, element, bo) {
   return ext;
 }
 
-/** currentSchema returns the task's embedded form schema, or a new one. */
-export function currentSchema(task) {
-  const fd = (task.extensionElements?.values || []).find((v) => v.$type === 'zeebe:FormDefinition');
-  const id = fd?.formKey?.startsWith('camunda-forms:bpmn:') ? fd.formKey.slice('camunda-forms:bpmn:'.length) : formIdOf(task);
-  const proc = processOf(task);
-  const form = (proc?.extensionElements?.values || []).find((v) => v.$type === 'zeebe:UserTaskForm' && v.id === id);
-  if (form?.body) {
-    try { return JSON.parse(form.body); } catch { /* a broken schema starts over */ }
+// withoutForms drops every form reference of the element (wf:form and
+// zeebe:formDefinition) and the embedded zeebe:userTaskForm it pointed at.
+function withoutForms(modeler, element, ext) {
+  const bo = element.businessObject;
+  const fd = values(bo).find((v) => v.$type === 'zeebe:FormDefinition');
+  if (fd?.formKey?.startsWith(embeddedPrefix)) {
+    const proc = processOf(bo);
+    const procEl = proc && modeler.get('elementRegistry').filter((e) => e.businessObject === proc || e.businessObject.processRef === proc)[0];
+    const pext = proc?.extensionElements;
+    const id = fd.formKey.slice(embeddedPrefix.length);
+    if (procEl && pext) {
+      modeler.get('modeling').updateModdleProperties(procEl, pext,
+        { values: pext.values.filter((v) => !(v.$type === 'zeebe:UserTaskForm' && v.id === id)) });
+    }
   }
-  return { type: 'default', id: `Form_${task.id}`, components: [] };
+  return ext.values.filter((v) => v.$type !== 'wf:Form' && v.$type !== 'zeebe:FormDefinition');
 }
 
-/** applySchema embeds schema in the diagram as the form of the task element. */
+/** applySchema keeps schema in the diagram as the element's form (wf:form). */
 export function applySchema(modeler, element, schema) {
-  const modeling = modeler.get('modeling');
-  const moddle = modeler.get('moddle');
-  const task = element.businessObject;
-  const proc = processOf(task);
-  const procEl = modeler.get('elementRegistry').filter((e) => e.businessObject === proc || e.businessObject.processRef === proc)[0];
-  if (!proc || !procEl) throw new Error('the task is in no process');
-  const id = formIdOf(task);
-  const body = JSON.stringify(schema);
-  // The task first: the Camunda behaviors tidy user task forms when a form
-  // definition changes, so the form itself is written after.
-  const text = extensions(modeler, element, task);
-  const formKey = `camunda-forms:bpmn:${id}`;
-  const fd = text.values.find((v) => v.$type === 'zeebe:FormDefinition');
-  if (!fd) {
-    const d = moddle.create('zeebe:FormDefinition', { formKey });
-    d.$parent = text;
-    modeling.updateModdleProperties(element, text, { values: [...text.values, d] });
-  } else if (fd.formKey !== formKey || fd.formId || fd.externalReference) {
-    modeling.updateModdleProperties(element, fd, { formKey, formId: undefined, externalReference: undefined });
-  }
-  const pext = extensions(modeler, procEl, proc);
-  const form = pext.values.find((v) => v.$type === 'zeebe:UserTaskForm' && v.id === id);
-  if (form) {
-    modeling.updateModdleProperties(procEl, form, { body });
-  } else {
-    const f = moddle.create('zeebe:UserTaskForm', { id, body });
-    f.$parent = pext;
-    modeling.updateModdleProperties(procEl, pext, { values: [...pext.values, f] });
-  }
+  const ext = extensions(modeler, element);
+  const form = modeler.get('moddle').create('wf:Form', { body: JSON.stringify(schema) });
+  form.$parent = ext;
+  modeler.get('modeling').updateModdleProperties(element, ext, { values: [...withoutForms(modeler, element, ext), form] });
 }
 
-/** setupFormDesign wires the "Edit form" button and its dialog. */
+/** linkForm makes the element use the deployed form id (latest version). */
+export function linkForm(modeler, element, formId) {
+  const ext = extensions(modeler, element);
+  const fd = modeler.get('moddle').create('zeebe:FormDefinition', { formId });
+  fd.$parent = ext;
+  modeler.get('modeling').updateModdleProperties(element, ext, { values: [...withoutForms(modeler, element, ext), fd] });
+}
+
+/** setupFormDesign wires the "Edit form" button, its dialog and window.wfpp's form hooks. */
 export function setupFormDesign(modeler) {
   const button = document.getElementById('btn-form');
   const dialog = document.getElementById('form-dialog');
   const box = document.getElementById('form-editor');
+  const picker = document.getElementById('form-linked');
   let editor;
   let element;
   const selected = () => {
     const sel = modeler.get('selection').get();
-    return sel.length === 1 && sel[0].type === 'bpmn:UserTask' ? sel[0] : null;
+    return sel.length === 1 && hasForm(sel[0]) ? sel[0] : null;
   };
   modeler.on('selection.changed', () => { button.disabled = !selected(); });
-  button.addEventListener('click', async () => {
-    element = selected();
-    if (!element) return;
+
+  async function open(target) {
+    element = target;
     document.getElementById('form-dialog-title').textContent = `Form of ${element.businessObject.name || element.id}`;
+    dialog.dataset.ready = 'false';
     box.replaceChildren();
     box.textContent = 'Loading the form editor…';
     box.className = 'form-editor progress';
-    dialog.showModal();
+    if (!dialog.open) dialog.showModal();
+    fillPicker(element).catch(() => {});
     try {
       loadCSS();
       const { createFormEditor } = await import('/static/vendor/form-editor.js');
@@ -105,18 +128,47 @@ export function setupFormDesign(modeler) {
       box.className = 'form-editor';
       if (editor) editor.destroy();
       editor = await createFormEditor({ container: box, schema: currentSchema(element.businessObject) });
+      window.wfpp.formEditor = editor;
       dialog.dataset.ready = 'true';
     } catch (err) {
       box.textContent = `The form editor could not start: ${err.message}`;
     }
-  });
+    return editor;
+  }
+
+  // fillPicker lists the deployed forms, for linking one instead of embedding.
+  async function fillPicker(target) {
+    picker.replaceChildren(el('option', { value: '', text: 'Loading deployed forms…' }));
+    let items = [];
+    try {
+      items = (await api('GET', '/api/v1/forms')).items || [];
+    } catch { /* no forms endpoint or none deployed */ }
+    const current = linkedFormId(target.businessObject);
+    picker.replaceChildren(el('option', { value: '', text: items.length ? 'Use a deployed form…' : 'No deployed forms' }),
+      ...items.map((f) => el('option', { value: f.id, text: `${f.name || f.id} (v${f.version})`, selected: f.id === current })));
+    picker.disabled = items.length === 0;
+  }
+
+  window.wfpp.openFormEditor = (id) => {
+    const target = modeler.get('elementRegistry').get(id);
+    if (!hasForm(target)) throw new Error(`${id} is not a user task or start event`);
+    return open(target);
+  };
+  button.addEventListener('click', () => { const s = selected(); if (s) open(s); });
   document.getElementById('form-save').addEventListener('click', () => {
     if (!editor || !element) return;
     try {
       applySchema(modeler, element, editor.saveSchema());
-      flash('Form applied to the task. Deploy to use it.');
+      flash('Form applied. Save or deploy to keep it.');
       dialog.close();
     } catch (err) { flash(`The form was not applied: ${err.message}`, 'error'); }
   });
+  document.getElementById('form-link').addEventListener('click', () => {
+    if (!element || !picker.value) return;
+    linkForm(modeler, element, picker.value);
+    flash(`The deployed form ${picker.value} is linked (its latest version).`);
+    dialog.close();
+  });
   document.getElementById('form-close').addEventListener('click', () => dialog.close());
+  dialog.addEventListener('close', () => { window.wfpp.formEditor = null; });
 }

@@ -17,6 +17,7 @@ var _ engine.Store = (*Store)(nil)
 type Store struct {
 	mu           sync.RWMutex
 	defs         map[string][]engine.DefinitionRecord // by key, oldest first
+	forms        map[string][]engine.FormRecord       // by form id, oldest first
 	instances    map[string]*engine.Snapshot
 	byRequest    map[string]string // definition key + request id → instance id
 	events       map[string][]engine.Event

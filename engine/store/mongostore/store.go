@@ -62,7 +62,7 @@ type Store struct {
 	// no other process can deploy or disable behind this one's back.
 	latest sync.Map // key → engine.DefinitionRecord
 
-	defs, heads, instances, requests, events, tasks, incidents, deadLetters, meta *mongo.Collection
+	defs, heads, forms, instances, requests, events, tasks, incidents, deadLetters, meta *mongo.Collection
 }
 
 // New returns a Store on db after creating its indexes.
@@ -74,6 +74,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		db: db, log: cfg.Logger, singleWriter: cfg.SingleWriter, claimWait: cmp.Or(cfg.ClaimWait, ClaimWaitDefault),
 		defs:        db.Collection("definitions"),
 		heads:       db.Collection("definition_heads"),
+		forms:       db.Collection("forms"),
 		instances:   db.Collection("instances"),
 		requests:    db.Collection("requests"),
 		events:      db.Collection("events"),
@@ -94,6 +95,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 			{Keys: bson.D{{Key: "status", Value: 1}, {Key: "assignee", Value: 1}}},
 			{Keys: bson.D{{Key: "status", Value: 1}, {Key: "candidate_groups", Value: 1}}},
 		}},
+		{s.forms, []mongo.IndexModel{{Keys: bson.D{{Key: "form_id", Value: 1}, {Key: "version", Value: 1}}, Options: options.Index().SetUnique(true)}}},
 		{s.incidents, []mongo.IndexModel{{Keys: bson.D{{Key: "instance_id", Value: 1}}}}},
 		{s.deadLetters, []mongo.IndexModel{{Keys: bson.D{{Key: "instance_id", Value: 1}}}}},
 	}
@@ -145,7 +147,7 @@ func (s *Store) createCollections(ctx context.Context) error {
 	if err != nil {
 		return mapErr(err, "listing collections")
 	}
-	for _, c := range []*mongo.Collection{s.defs, s.heads, s.instances, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.meta} {
+	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.instances, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.meta} {
 		if slices.Contains(names, c.Name()) {
 			continue
 		}

@@ -44,6 +44,7 @@ func Run(t *testing.T, newStore func(t *testing.T) engine.Store, opts ...Option)
 		fn   func(t *testing.T, s engine.Store)
 	}{
 		{"Definitions", testDefinitions},
+		{"Forms", testForms},
 		{"DefinitionEnabled", testDefinitionEnabled},
 		{"CreateInstance", testCreateInstance},
 		{"CreateInstanceConcurrent", testCreateInstanceConcurrent},
