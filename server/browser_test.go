@@ -313,8 +313,10 @@ func TestBrowserDesignDeployRunComplete(t *testing.T) {
 		chromedp.WaitVisible(fmt.Sprintf(`li.task[data-instance=%q] button.task-open`, instanceID)),
 		waitJS(`window.__noReload === true`),
 		chromedp.Click(fmt.Sprintf(`li.task[data-instance=%q] button.task-open`, instanceID)),
-		chromedp.WaitVisible(`#var-approved`),
-		chromedp.Click(`#var-approved`),
+		// The task has no form: the generated one offers what the condition
+		// after it reads ("approved", a checkbox).
+		chromedp.WaitVisible(`#task-form[data-source="generated"] input[type="checkbox"][id$="Field_approved"]`),
+		chromedp.Click(`#task-form input[id$="Field_approved"]`),
 	)
 	b.screenshot(inbox, "inbox")
 	b.run(inbox, "complete",
@@ -365,7 +367,7 @@ func TestBrowserXSSDiagram(t *testing.T) {
 		chromedp.Navigate(srv.url+"/inbox"),
 		chromedp.WaitVisible(fmt.Sprintf(`li.task[data-instance=%q] button.task-open`, inst.ID)),
 		chromedp.Click(fmt.Sprintf(`li.task[data-instance=%q] button.task-open`, inst.ID)),
-		chromedp.WaitVisible(`#var-note`),
+		chromedp.WaitVisible(`#task-form[data-source="generated"] input[id$="Field_approved"]`),
 		chromedp.Sleep(300*time.Millisecond),
 	)
 	imgs, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll('img[src="x"]').length`))

@@ -60,15 +60,18 @@ async function openTask(id) {
 }
 
 function renderTask(task) {
+  const allowed = new Set(task.allowedActions || []);
   const actions = el('div', { class: 'actions' });
-  if (!task.assignee) {
-    actions.append(action('Claim', 'claim', task));
-  } else if (task.assignee === me) {
-    actions.append(action('Release', 'release', task));
-  }
+  if (allowed.has('claim')) actions.append(action('Assign to me', 'claim', task));
+  if (allowed.has('release')) actions.append(action('Release', 'release', task));
+  if (allowed.has('delegate')) actions.append(delegateControl(task));
   const formBox = el('div', { class: 'task-form', id: 'task-form' });
+  const extra = el('div', { class: 'extra-vars', id: 'extra-vars' });
   const complete = el('button', { type: 'button', class: 'primary', id: 'btn-complete', text: 'Complete' });
-  const err = el('p', { class: 'form-error', role: 'alert', hidden: true });
+  const err = el('div', { class: 'form-error', role: 'alert', hidden: true });
+  const holder = task.assignee
+    ? (task.assignee === me ? ' · assigned to you' : ` · held by ${task.assignee}`)
+    : ` · unassigned (for ${[...(task.candidateUsers || []), ...(task.candidateGroups || [])].join(', ') || 'an operator to assign'})`;
   detail.replaceChildren(
     el('h2', { text: task.name || task.elementId }),
     el('p', { class: 'muted' },
@@ -76,10 +79,12 @@ function renderTask(task) {
       el('a', { href: `/instances/${encodeURIComponent(task.instanceId)}`, text: `instance ${task.instanceId}` }),
       el('span', { text: ` · priority ${task.priority}` }),
       task.dueDate ? el('span', { text: ` · due ${fmtTime(task.dueDate)}` }) : null,
-      el('span', { text: task.assignee ? ` · assigned to ${task.assignee}` : ' · unassigned' })),
-    actions, formBox, err, complete);
+      el('span', { class: 'holder', text: holder })),
+    task.instancePaused ? el('p', { class: 'notice', text: 'The instance is paused: the task can be worked on once an operator resumes it.' }) : null,
+    actions, formBox, extra, err, allowed.has('complete') ? complete : null,
+    commentsSection(task), historySection(task));
   detail.dataset.task = task.id;
-  renderForm(task, formBox).catch((e) => { formBox.textContent = `The form could not be shown: ${e.message}`; });
+  renderForm(task, formBox, extra).catch((e) => { formBox.textContent = `The form could not be shown: ${e.message}`; });
   complete.addEventListener('click', () => busy(complete, 'Completing…', async () => {
     err.hidden = true;
     const vars = collect(err);
@@ -87,7 +92,8 @@ function renderTask(task) {
     try {
       await api('POST', `/ui/tasks/${encodeURIComponent(task.id)}/complete`, { variables: vars });
     } catch (e) {
-      err.textContent = `Not completed: ${e.message}`;
+      err.replaceChildren(el('p', { text: `Not completed: ${e.message}` }),
+        ...((e.details || []).map((d) => el('p', { class: 'field-error', text: `${d.label || d.key}: ${d.message}` }))));
       err.hidden = false;
       return;
     }
@@ -101,85 +107,82 @@ function renderTask(task) {
   }));
 }
 
-function action(label, op, task) {
+function action(label, op, task, body) {
   const b = el('button', { type: 'button', id: `btn-${op}`, text: label });
   b.addEventListener('click', () => busy(b, `${label}…`, async () => {
     try {
-      await api('POST', `/ui/tasks/${encodeURIComponent(task.id)}/${op}`);
+      await api('POST', `/ui/tasks/${encodeURIComponent(task.id)}/${op}`, typeof body === 'function' ? body() : body);
       await Promise.all([refreshList(), openTask(task.id)]);
     } catch (err) { flash(`${label} failed: ${err.message}`, 'error'); }
   }));
   return b;
 }
 
-async function renderForm(task, box) {
-  form = null;
-  let schema;
-  if (task.form) {
-    try { schema = JSON.parse(task.form); } catch { schema = null; }
-  }
-  if (schema) {
-    const { createForm } = await import('/static/vendor/form-viewer.js');
-    form = await createForm({ schema, data: task.variables || {}, container: box });
-    return;
-  }
-  box.append(generatedForm(task.variables || {}));
+// delegateControl hands the task to a named user.
+function delegateControl(task) {
+  const input = el('input', { type: 'text', id: 'delegate-to', placeholder: 'user name', 'aria-label': 'Delegate to' });
+  return el('span', { class: 'delegate' }, input, action('Delegate', 'delegate', task, () => ({ assignee: input.value.trim() })));
 }
 
-// generatedForm has one field per variable of the task, typed by its value.
-function generatedForm(vars) {
-  const f = el('form', { class: 'generated', id: 'generated-form', novalidate: true });
-  f.addEventListener('submit', (ev) => ev.preventDefault());
-  const names = Object.keys(vars).sort();
-  if (!names.length) f.append(el('p', { class: 'muted', text: 'This task has no form and no variables: complete it when the work is done.' }));
-  for (const name of names) {
-    const v = vars[name];
-    const fid = `var-${name}`;
-    let input;
-    if (typeof v === 'boolean') {
-      input = el('input', { type: 'checkbox', id: fid, 'data-var': name, 'data-kind': 'boolean' });
-      input.checked = v;
-      f.append(el('label', { class: 'check', for: fid }, input, ` ${name}`));
-      continue;
-    }
-    if (typeof v === 'number') {
-      input = el('input', { type: 'number', step: 'any', id: fid, 'data-var': name, 'data-kind': 'number', required: true });
-      input.value = String(v);
-    } else if (typeof v === 'string') {
-      input = el('input', { type: 'text', id: fid, 'data-var': name, 'data-kind': 'string' });
-      input.value = v;
-    } else {
-      input = el('textarea', { id: fid, rows: 3, 'data-var': name, 'data-kind': 'json', spellcheck: 'false' });
-      input.value = JSON.stringify(v, null, 2);
-    }
-    f.append(el('label', { for: fid, text: name }), input);
+function commentsSection(task) {
+  const list = el('ul', { class: 'comments', id: 'task-comments' },
+    ...(task.comments || []).map((c) => el('li', {},
+      el('strong', { text: c.user }), el('span', { class: 'muted', text: ` · ${fmtTime(c.time)}` }), el('p', { text: c.text }))));
+  const box = el('section', { class: 'task-comments' }, el('h3', { text: `Comments (${(task.comments || []).length})` }), list);
+  if ((task.allowedActions || []).includes('comment')) {
+    const text = el('textarea', { id: 'comment-text', rows: 2, 'aria-label': 'Comment' });
+    box.append(text, action('Add comment', 'comments', task, () => ({ text: text.value })));
   }
-  return f;
+  return box;
+}
+
+function historySection(task) {
+  const items = (task.history || []).map((h) => el('li', {
+    text: `${fmtTime(h.time)} · ${h.type}${h.by ? ` by ${h.by}` : ''}${h.assignee && h.type !== 'claimed' ? ` → ${h.assignee}` : ''}${h.text ? `: ${h.text}` : ''}`,
+  }));
+  return el('details', { class: 'task-history' }, el('summary', { text: `History (${items.length})` }), el('ul', {}, ...items));
+}
+
+// renderForm shows the task's form as the server resolves it (embedded,
+// linked or generated: GET /ui/tasks/{id}/form), with the instance's
+// variables filled in. A generated form also lets the user add variables.
+async function renderForm(task, box, extra) {
+  form = null;
+  const { schema, data, source } = await api('GET', `/ui/tasks/${encodeURIComponent(task.id)}/form`);
+  const { createForm } = await import('/static/vendor/form-viewer.js');
+  form = await createForm({ schema, data: data || {}, container: box });
+  box.dataset.source = source;
+  if (source === 'generated') extra.append(addVariable());
+}
+
+// addVariable lets the user set a variable the generated form does not list.
+function addVariable() {
+  const rows = el('div', { class: 'added-vars' });
+  const add = el('button', { type: 'button', id: 'btn-add-var', text: 'Add a variable' });
+  add.addEventListener('click', () => {
+    const n = rows.children.length;
+    rows.append(el('div', { class: 'added-var' },
+      el('input', { type: 'text', 'data-added': 'name', placeholder: 'name', 'aria-label': `Variable ${n + 1} name` }),
+      el('input', { type: 'text', 'data-added': 'value', placeholder: 'value (JSON or text)', 'aria-label': `Variable ${n + 1} value` })));
+  });
+  return el('div', {}, rows, add);
 }
 
 // collect returns the variables to complete with, or null after showing
 // what is wrong.
 function collect(errEl) {
-  const fail = (msg) => { errEl.textContent = msg; errEl.hidden = false; return null; };
+  const fail = (msg) => { errEl.replaceChildren(el('p', { text: msg })); errEl.hidden = false; return null; };
+  let vars = {};
   if (form) {
     const { data, errors } = form.submit();
     if (errors && Object.keys(errors).length) return fail('Some fields are not valid: see the messages in the form.');
-    return data;
+    vars = data;
   }
-  const vars = {};
-  for (const input of detail.querySelectorAll('[data-var]')) {
-    const name = input.dataset.var;
-    switch (input.dataset.kind) {
-      case 'boolean': vars[name] = input.checked; break;
-      case 'number':
-        if (input.value === '' || isNaN(Number(input.value))) return fail(`${name} must be a number.`);
-        vars[name] = Number(input.value);
-        break;
-      case 'json':
-        try { vars[name] = JSON.parse(input.value); } catch (e) { return fail(`${name} is not valid JSON: ${e.message}`); }
-        break;
-      default: vars[name] = input.value;
-    }
+  for (const row of detail.querySelectorAll('.added-var')) {
+    const name = row.querySelector('[data-added=name]').value.trim();
+    const raw = row.querySelector('[data-added=value]').value;
+    if (!name) continue;
+    try { vars[name] = JSON.parse(raw); } catch { vars[name] = raw; }
   }
   return vars;
 }
