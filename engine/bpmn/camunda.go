@@ -32,7 +32,10 @@ func (x *extension) camunda() {
 	set(&h.Assignee, attr("assignee"))
 	setList(&h.CandidateUsers, attr("candidateUsers"))
 	setList(&h.CandidateGroups, attr("candidateGroups"))
-	set(&h.FormKey, attr("formKey"))
+	x.camundaFormKey(attr("formKey"))
+	if ref := attr("formRef"); ref != "" {
+		x.camundaFormRef(ref, attr("formRefBinding"), attr("formRefVersion"))
+	}
 	set(&h.Priority, attr("priority"))
 	set(&h.DueDate, attr("dueDate"))
 	set(&h.FollowUpDate, attr("followUpDate"))
@@ -49,7 +52,7 @@ func (x *extension) camunda() {
 		case "connector":
 			x.needJobType.Add(n.ID, "camunda:connector %s: give the task a job type with wf:type and use the built-in http handler", unsupportedMarker)
 		case "formData":
-			x.problem("camunda:formData (generated forms) %s yet: design the form with form-js and put it in wf:form", unsupportedMarker)
+			x.camundaFormData(el)
 		}
 		// Others (field, properties, in/out of call activities...) configure
 		// things that are reported already or change nothing that runs.

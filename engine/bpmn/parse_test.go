@@ -260,7 +260,9 @@ func TestParseZeebe(t *testing.T) {
 		DueDate:         `=now() + duration("P1D")`,
 		FollowUpDate:    "2030-01-01T00:00:00Z",
 	}, node(t, p, "approve").Human)
-	require.Equal(t, "invoice-form", node(t, p, "linked").Human.FormKey)
+	linked := node(t, p, "linked").Human
+	require.Equal(t, "invoice-form", linked.FormID)
+	require.Equal(t, "latest", linked.FormBinding, "no bindingType: latest")
 	require.Equal(t, "https://forms.example/a", node(t, p, "external").Human.FormKey)
 
 	require.Equal(t, model.Script{Format: "feel", Source: "=a + b", ResultVariable: "sum"}, node(t, p, "compute").Script)
@@ -285,7 +287,8 @@ func TestParseCamunda(t *testing.T) {
 		Assignee:        "${initiator}",
 		CandidateUsers:  []string{"anna", "bob"},
 		CandidateGroups: []string{"${groups}"},
-		FormKey:         "embedded:app:forms/approve.html",
+		FormID:          "approve",
+		FormBinding:     "deployment",
 		Priority:        "60",
 		DueDate:         "${dueDate}",
 		FollowUpDate:    "2030-01-01T00:00:00",
