@@ -118,7 +118,9 @@ func (s *Server) definitionPage(c *fiber.Ctx) error {
 		}
 	}
 	d.Name = d.Selected.Name
-	p := s.pageInfo(c, key, "definitions", "bpmn-js/diagram-js.css", "bpmn-js/bpmn-js.css", "bpmn-js/bpmn-font/css/bpmn-embedded.css")
+	_, err = s.tasks.StartForm(ctx, key, d.Selected.Version)
+	d.StartForm = err == nil
+	p := s.pageInfo(c, key, "definitions", "bpmn-js/diagram-js.css", "bpmn-js/bpmn-js.css", "bpmn-js/bpmn-font/css/bpmn-embedded.css", "form-js/form-js.css")
 	p.Module = "definition.js"
 	return renderPage(c, web.DefinitionPage(p, d))
 }

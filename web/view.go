@@ -106,3 +106,6 @@ func isoTime(t *time.Time) string {
 	}
 	return t.UTC().Format(time.RFC3339)
 }
+
+// boolAttr renders a flag as a data attribute's "true" or "false".
+func boolAttr(b bool) string { return fmt.Sprint(b) }

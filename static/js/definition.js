@@ -78,6 +78,26 @@ if (diffFrom) diffFrom.addEventListener('change', () => diff().catch((err) => fl
 
 toggle.addEventListener('change', () => heatmap().catch((err) => flash(err.message, 'error')));
 
+// The start form: the definition's designed start form (form-js) when it
+// has one, with the JSON variables below for anything else.
+let startForm = null;
+async function renderStartForm() {
+  if (root.dataset.startForm !== 'true') return;
+  const box = document.getElementById('start-form-fields');
+  let f;
+  try {
+    f = await api('GET', `/api/v1/definitions/${encodeURIComponent(key)}/start-form?version=${encodeURIComponent(version)}`);
+  } catch (err) {
+    box.textContent = `The start form could not be loaded: ${err.message}`;
+    return;
+  }
+  const { createForm } = await import('/static/vendor/form-viewer.js');
+  startForm = await createForm({ schema: f.schema, data: f.data || {}, container: box });
+  box.dataset.source = f.source;
+  document.getElementById('start-vars-label').textContent = 'More variables (JSON object, optional)';
+}
+renderStartForm().catch((err) => flash(err.message, 'error'));
+
 document.getElementById('start-form').addEventListener('submit', (ev) => {
   ev.preventDefault();
   const errEl = document.getElementById('start-error');
@@ -91,6 +111,15 @@ document.getElementById('start-form').addEventListener('submit', (ev) => {
     errEl.textContent = `Variables are not a JSON object: ${err.message}`;
     errEl.hidden = false;
     return;
+  }
+  if (startForm) {
+    const { data, errors } = startForm.submit();
+    if (errors && Object.keys(errors).length) {
+      errEl.textContent = 'Some fields of the start form are not valid: see the messages in the form.';
+      errEl.hidden = false;
+      return;
+    }
+    variables = { ...variables, ...data };
   }
   busy(button, 'Starting…', async () => {
     try {
