@@ -119,7 +119,7 @@ func safeNext(next string) string {
 }
 
 var loginTmpl = template.Must(template.New("login").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Workflow++ login</title></head>
+<html lang="en"><head><meta charset="utf-8"><title>Workflow++ login</title><link rel="icon" href="data:,"></head>
 <body><h1>Workflow++</h1>
 {{if .Error}}<p role="alert">Name or password is wrong.</p>{{end}}
 {{if .Local}}<p>Local profile: leave both fields empty to log in as the demo admin.</p>{{end}}

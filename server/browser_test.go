@@ -35,12 +35,16 @@ type liveServer struct {
 	eng *engine.Engine
 }
 
-func startLiveServer(t *testing.T) *liveServer {
+func startLiveServer(t *testing.T, mods ...func(*server.Config)) *liveServer {
 	t.Helper()
 	eng, err := engine.New(engine.Config{Store: memstore.New(), Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2})
 	require.NoError(t, err)
 	require.NoError(t, eng.Run(context.Background()))
-	srv, err := server.New(server.Config{Engine: eng})
+	cfg := server.Config{Engine: eng}
+	for _, m := range mods {
+		m(&cfg)
+	}
+	srv, err := server.New(cfg)
 	require.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -1,0 +1,205 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server"
+)
+
+// withUser configures one user who may design, deploy and work the
+// managers' tasks, with password "secret".
+func withUser(t *testing.T, name string, groups ...string) func(*server.Config) {
+	hash, err := bcrypt.GenerateFromPassword([]byte("secret"), bcrypt.MinCost)
+	require.NoError(t, err)
+	return func(c *server.Config) {
+		c.Identity = server.IdentityConfig{JWTSecret: testJWTSecret, Users: []server.UserConfig{
+			{Name: name, Password: string(hash), Groups: groups, Roles: []string{server.RoleDesigner, server.RoleWorker}},
+		}}
+	}
+}
+
+// login signs in through the login page.
+func (b *browser) login(ctx context.Context, url, name string) {
+	b.run(ctx, "log in as "+name,
+		chromedp.Navigate(url+"/login"),
+		chromedp.WaitVisible(`input[name="name"]`),
+		chromedp.SendKeys(`input[name="name"]`, name),
+		chromedp.SendKeys(`input[name="password"]`, "secret"),
+		chromedp.Submit(`input[name="password"]`),
+		chromedp.WaitVisible(`#task-list`),
+	)
+}
+
+// contextPad clicks an entry of the context pad of the selected element.
+func contextPad(action string) chromedp.Action[chromedp.Void] {
+	return chromedp.Click(fmt.Sprintf(`.djs-context-pad.open .entry[data-action=%q]`, action))
+}
+
+// TestBrowserDrawFormInboxJourney is the journey of a process designer and
+// a task worker: draw a process with the palette's start event and the
+// context pad (append a task, change it into a user task with the wrench,
+// an exclusive gateway, two ends), give the task a candidate group in the
+// properties panel, open the form editor with its button, add a text field
+// "Comment" and a checkbox "Approve", apply, deploy; an instance starts
+// over REST; a member of the group opens the inbox, sees both fields,
+// fills them and clicks "Complete"; the instance holds both values and took
+// the approve path.
+func TestBrowserDrawFormInboxJourney(t *testing.T) {
+	srv := startLiveServer(t, withUser(t, "ada", "managers"))
+	b := newBrowser(t)
+	b.login(b.ctx, srv.url, "ada")
+
+	b.run(b.ctx, "draw start → task → user task → gateway → two ends",
+		chromedp.Navigate(srv.url+"/designer"),
+		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
+		chromedp.Click(`g.djs-element[data-element-id="StartEvent_1"]`),
+		contextPad("append.append-task"),
+		waitJS(`wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:Task').length === 1`),
+		contextPad("replace"),
+		chromedp.Click(`.djs-popup .entry[data-id="replace-with-user-task"]`),
+		waitJS(`wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:UserTask').length === 1`),
+		contextPad("append.gateway"),
+		waitJS(`wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:ExclusiveGateway').length === 1`),
+		js(`window.__gw = wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:ExclusiveGateway')[0].id`),
+		contextPad("append.end-event"),
+		waitJS(`wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:EndEvent').length === 1`),
+	)
+	// Back to the gateway for the second end.
+	gw, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`window.__gw`))
+	require.NoError(t, err)
+	b.run(b.ctx, "second end from the gateway",
+		chromedp.Click(fmt.Sprintf(`g.djs-element[data-element-id=%q]`, gw)),
+		contextPad("append.end-event"),
+		waitJS(`wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:EndEvent').length === 2`),
+	)
+	ids, err := chromedp.Run(b.ctx, chromedp.Evaluate[map[string]string](`(() => {
+		const reg = wfpp.modeler.get('elementRegistry');
+		const gw = reg.get(window.__gw);
+		const [yes, no] = gw.outgoing;
+		return { task: reg.filter((e) => e.type === 'bpmn:UserTask')[0].id, yes: yes.id, no: no.id,
+			yesEnd: yes.target.id, noEnd: no.target.id,
+			process: wfpp.modeler.getDefinitions().rootElements.find((e) => e.$type === 'bpmn:Process').id };
+	})()`))
+	require.NoError(t, err)
+
+	// The properties panel: the task's candidate group, the flows' conditions.
+	b.run(b.ctx, "candidate group",
+		chromedp.Click(fmt.Sprintf(`g.djs-element[data-element-id=%q]`, ids["task"])),
+		chromedp.WaitVisible(`[data-group-id="group-assignmentDefinition"]`),
+		chromedp.Click(`[data-group-id="group-assignmentDefinition"] .bio-properties-panel-group-header`),
+		chromedp.WaitVisible(`#bio-properties-panel-assignmentDefinitionCandidateGroups`),
+		chromedp.SendKeys(`#bio-properties-panel-assignmentDefinitionCandidateGroups`, "managers"),
+		chromedp.Blur(`#bio-properties-panel-assignmentDefinitionCandidateGroups`),
+	)
+	for flow, cond := range map[string]string{ids["yes"]: "approved = true", ids["no"]: "approved != true"} {
+		b.run(b.ctx, "condition of "+flow,
+			// A short flow is hard to hit with the mouse: select it as a click
+			// would, until the panel shows it.
+			waitJS(fmt.Sprintf(`(() => {
+				const sel = wfpp.modeler.get('selection'), flow = wfpp.modeler.get('elementRegistry').get(%q);
+				if (!sel.isSelected(flow)) sel.select(flow);
+				return !!document.querySelector('[data-group-id="group-condition"]');
+			})()`, flow)),
+			js(`(() => {
+				const g = document.querySelector('[data-group-id="group-condition"]');
+				if (!g.querySelector('.bio-properties-panel-group-entries.open')) g.querySelector('.bio-properties-panel-group-header').click();
+			})()`),
+			chromedp.WaitVisible(`[data-group-id="group-condition"] [contenteditable="true"]`),
+			chromedp.Click(`[data-group-id="group-condition"] [contenteditable="true"]`),
+			chromedp.SendKeys(`[data-group-id="group-condition"] [contenteditable="true"]`, cond),
+			waitJS(fmt.Sprintf(`wfpp.modeler.get('elementRegistry').get(%q).businessObject.conditionExpression?.body === %q`, flow, "="+cond)),
+		)
+	}
+
+	// The form editor, opened with its button. Fields are added through the
+	// editor's modeling API: form-js's palette is a drag-and-drop list.
+	b.run(b.ctx, "design the form",
+		chromedp.Click(fmt.Sprintf(`g.djs-element[data-element-id=%q]`, ids["task"])),
+		chromedp.WaitEnabled(`#btn-form`),
+		chromedp.Click(`#btn-form`),
+		chromedp.WaitVisible(`#form-dialog[data-ready="true"] .fjs-editor-container`),
+		js(`(() => {
+			const ed = wfpp.formEditor, modeling = ed.get('modeling'), root = ed._getState().schema;
+			modeling.addFormField({ type: 'textfield', label: 'Comment', key: 'comment' }, root, 0);
+			modeling.addFormField({ type: 'checkbox', label: 'Approve', key: 'approved' }, root, 1);
+		})()`),
+		chromedp.WaitVisible(`#form-editor .fjs-form-field-textfield`),
+		chromedp.Click(`#form-save`),
+		waitJS(`!document.getElementById('form-dialog').open`),
+		chromedp.Click(`#btn-deploy`),
+		chromedp.WaitVisible(`#deployed-link`),
+	)
+	// Reopening the editor shows what is stored.
+	b.run(b.ctx, "the form is still there",
+		chromedp.Click(`#btn-form`),
+		chromedp.WaitVisible(`#form-dialog[data-ready="true"] .fjs-editor-container`),
+		waitJS(`wfpp.formEditor.saveSchema().components.map((c) => c.key).join() === 'comment,approved'`),
+		chromedp.Click(`#form-close`),
+	)
+
+	var inst struct {
+		ID string `json:"id"`
+	}
+	srv.postAs(t, bearer(t, "api-client", nil, time.Hour), "/api/v1/instances", fmt.Appendf(nil, `{"definition":%q}`, ids["process"]), &inst)
+
+	task := fmt.Sprintf(`li.task[data-instance=%q] button.task-open`, inst.ID)
+	b.run(b.ctx, "work the task in the inbox",
+		chromedp.Navigate(srv.url+"/inbox"),
+		chromedp.WaitVisible(task),
+		chromedp.Click(task),
+		chromedp.WaitVisible(`#task-form[data-source="embedded"] .fjs-form`),
+		waitJS(`[...document.querySelectorAll('#task-form .fjs-form-field label')].map((l) => l.textContent.trim()).join() === 'Comment,Approve'`),
+		chromedp.SendKeys(`#task-form input[type="text"]`, "receipt checked"),
+		chromedp.Click(`#task-form input[type="checkbox"]`),
+		chromedp.Click(`//button[normalize-space()="Complete"]`),
+		chromedp.WaitVisible(`.task-detail .done`),
+	)
+	b.check()
+
+	require.Eventually(t, func() bool {
+		snap, err := srv.eng.Instance(context.Background(), inst.ID)
+		return err == nil && snap.Status == engine.StatusCompleted
+	}, 10*time.Second, 50*time.Millisecond)
+	snap, err := srv.eng.Instance(context.Background(), inst.ID)
+	require.NoError(t, err)
+	require.Equal(t, "receipt checked", snap.Variables["comment"])
+	require.Equal(t, true, snap.Variables["approved"])
+	events, err := srv.eng.Store().Events(context.Background(), inst.ID, 0, 1000)
+	require.NoError(t, err)
+	var ended []string
+	for _, e := range events {
+		if e.Type == engine.EventElementCompleted && (e.ElementID == ids["yesEnd"] || e.ElementID == ids["noEnd"]) {
+			ended = append(ended, e.ElementID)
+		}
+	}
+	require.Equal(t, []string{ids["yesEnd"]}, ended, "the gateway took the approve path")
+}
+
+// postAs sends a JSON body with the given headers and decodes the answer.
+func (l *liveServer) postAs(t *testing.T, h http.Header, path string, body []byte, out any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, l.url+path, bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header = h.Clone()
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	require.Less(t, resp.StatusCode, 300, "POST %s: %s", path, raw)
+	if out != nil {
+		require.NoError(t, json.Unmarshal(raw, out))
+	}
+}
