@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -39,6 +41,24 @@ func (b *browser) login(ctx context.Context, url, name string) {
 		chromedp.SendKeys(`input[name="password"]`, "secret"),
 		chromedp.Submit(`input[name="password"]`),
 		chromedp.WaitVisible(`#task-list`),
+	)
+}
+
+// fill types text into an input as a person does, and waits until it shows it.
+func fill(sel, text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Click(sel),
+		waitJS(fmt.Sprintf(`document.activeElement === document.querySelector(%q)`, sel)),
+		chromedp.SendKeys(sel, text),
+		waitJS(fmt.Sprintf(`document.querySelector(%q).value === %q`, sel, text)),
+	)
+}
+
+// check ticks a checkbox and waits until it is ticked.
+func check(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Click(sel),
+		waitJS(fmt.Sprintf(`document.querySelector(%q).checked`, sel)),
 	)
 }
 
@@ -123,8 +143,19 @@ func TestBrowserDrawFormInboxJourney(t *testing.T) {
 		)
 	}
 
-	// The form editor, opened with its button. Fields are added through the
-	// editor's modeling API: form-js's palette is a drag-and-drop list.
+	designFormDeployAndWork(t, srv, b, ids)
+}
+
+// designFormDeployAndWork is the second half of both journeys: the form
+// editor, opened with its button on the user task, gets a text field
+// "Comment" and a checkbox "Approve" (added through the editor's modeling
+// API: form-js's palette is a drag-and-drop list); Apply, Deploy, the form is
+// still there on reopening; an instance starts over REST; the inbox shows
+// both fields to a member of the candidate group, who fills them and clicks
+// "Complete"; the instance then holds both values and took the approve path
+// (ids: task, process, yesEnd, noEnd).
+func designFormDeployAndWork(t *testing.T, srv *liveServer, b *browser, ids map[string]string) {
+	t.Helper()
 	b.run(b.ctx, "design the form",
 		chromedp.Click(fmt.Sprintf(`g.djs-element[data-element-id=%q]`, ids["task"])),
 		chromedp.WaitEnabled(`#btn-form`),
@@ -161,8 +192,8 @@ func TestBrowserDrawFormInboxJourney(t *testing.T) {
 		chromedp.Click(task),
 		chromedp.WaitVisible(`#task-form[data-source="embedded"] .fjs-form`),
 		waitJS(`[...document.querySelectorAll('#task-form .fjs-form-field label')].map((l) => l.textContent.trim()).join() === 'Comment,Approve'`),
-		chromedp.SendKeys(`#task-form input[type="text"]`, "receipt checked"),
-		chromedp.Click(`#task-form input[type="checkbox"]`),
+		fill(`#task-form input[type="text"]`, "receipt checked"),
+		check(`#task-form input[type="checkbox"]`),
 		chromedp.Click(`//button[normalize-space()="Complete"]`),
 		chromedp.WaitVisible(`.task-detail .done`),
 	)
@@ -201,5 +232,99 @@ func (l *liveServer) postAs(t *testing.T, h http.Header, path string, body []byt
 	require.Less(t, resp.StatusCode, 300, "POST %s: %s", path, raw)
 	if out != nil {
 		require.NoError(t, json.Unmarshal(raw, out))
+	}
+}
+
+// TestBrowserImportFormInboxJourney: the same form journey on an imported
+// Camunda 8 file whose user task carries <zeebe:userTask/> (the case where
+// Camunda's modeling behaviors used to drop the form right after Apply).
+func TestBrowserImportFormInboxJourney(t *testing.T) {
+	srv := startLiveServer(t, withUser(t, "ada", "managers"))
+	b := newBrowser(t)
+	b.login(b.ctx, srv.url, "ada")
+	file, err := filepath.Abs("testdata/browser_import_form.bpmn")
+	require.NoError(t, err)
+	b.run(b.ctx, "import the file",
+		chromedp.Navigate(srv.url+"/designer"),
+		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
+		chromedp.SetUploadFiles(`#file-input`, []string{file}),
+		chromedp.WaitVisible(`.djs-element[data-element-id="review"]`),
+	)
+	designFormDeployAndWork(t, srv, b, map[string]string{"task": "review", "process": "import_form", "yesEnd": "end_ok", "noEnd": "end_no"})
+}
+
+// TestBrowserCamundaAndLinkedForms: a Camunda 7 file with camunda:formData,
+// and a Camunda 8 file linking a .form deployed on its own, each worked from
+// the inbox by a member of the candidate group.
+func TestBrowserCamundaAndLinkedForms(t *testing.T) {
+	srv := startLiveServer(t, withUser(t, "ada", "managers"))
+	b := newBrowser(t)
+	api := bearer(t, "api-client", nil, time.Hour)
+	ctx := context.Background()
+	for _, f := range []string{"testdata/browser_formdata.bpmn", "testdata/browser_linked.bpmn"} {
+		if f == "testdata/browser_linked.bpmn" {
+			src, err := os.ReadFile("testdata/browser_linked.form")
+			require.NoError(t, err)
+			_, _, err = srv.eng.DeployForm(ctx, src, "test")
+			require.NoError(t, err)
+		}
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		_, _, err = srv.eng.Deploy(ctx, engine.DeployRequest{Source: src})
+		require.NoError(t, err)
+	}
+	start := func(key string) string {
+		var inst struct {
+			ID string `json:"id"`
+		}
+		srv.postAs(t, api, "/api/v1/instances", fmt.Appendf(nil, `{"definition":%q}`, key), &inst)
+		return inst.ID
+	}
+	formData, linked := start("browser_formdata"), start("browser_linked")
+	b.login(b.ctx, srv.url, "ada")
+
+	open := func(id, source string) {
+		task := fmt.Sprintf(`li.task[data-instance=%q] button.task-open`, id)
+		b.run(b.ctx, "open the task of "+id,
+			chromedp.Navigate(srv.url+"/inbox"),
+			chromedp.WaitVisible(task),
+			chromedp.Click(task),
+			chromedp.WaitVisible(fmt.Sprintf(`#task-form[data-source=%q] .fjs-form`, source)),
+		)
+	}
+	open(formData, "embedded")
+	b.run(b.ctx, "camunda:formData in the inbox",
+		waitJS(`[...document.querySelectorAll('#task-form .fjs-form-field label')].map((l) => l.textContent.trim()).join() === 'Reason*,Days,Paid leave'`),
+		check(`#task-form input[type="checkbox"]`),
+		// Complete without the required reason: the form says so, nothing completes.
+		chromedp.Click(`//button[normalize-space()="Complete"]`),
+		chromedp.WaitVisible(`.task-detail .form-error`),
+		fill(`#task-form input[type="text"]`, "family visit"),
+
+		chromedp.Click(`//button[normalize-space()="Complete"]`),
+		chromedp.WaitVisible(`.task-detail .done`),
+	)
+	open(linked, "linked")
+	b.run(b.ctx, "a linked .form in the inbox",
+		waitJS(`[...document.querySelectorAll('#task-form .fjs-form-field label')].map((l) => l.textContent.trim()).join() === 'Note*,OK to pay'`),
+		fill(`#task-form input[type="text"]`, "paid by card"),
+		check(`#task-form input[type="checkbox"]`),
+		chromedp.Click(`//button[normalize-space()="Complete"]`),
+		chromedp.WaitVisible(`.task-detail .done`),
+	)
+	b.check()
+	for id, want := range map[string]map[string]any{
+		formData: {"reason": "family visit", "days": float64(2), "paid": true},
+		linked:   {"note": "paid by card", "ok": true},
+	} {
+		require.Eventually(t, func() bool {
+			snap, err := srv.eng.Instance(ctx, id)
+			return err == nil && snap.Status == engine.StatusCompleted
+		}, 10*time.Second, 50*time.Millisecond)
+		snap, err := srv.eng.Instance(ctx, id)
+		require.NoError(t, err)
+		for k, v := range want {
+			require.Equal(t, v, snap.Variables[k], k)
+		}
 	}
 }

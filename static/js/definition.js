@@ -92,7 +92,7 @@ async function renderStartForm() {
     return;
   }
   const { createForm } = await import('/static/vendor/form-viewer.js');
-  startForm = await createForm({ schema: f.schema, data: f.data || {}, container: box });
+  startForm = await createForm({ schema: f.schema, data: f.data || {}, container: box, debounce: false });
   box.dataset.source = f.source;
   document.getElementById('start-vars-label').textContent = 'More variables (JSON object, optional)';
 }

@@ -72,7 +72,7 @@ function renderTask(task) {
   const holder = task.assignee
     ? (task.assignee === me ? ' · assigned to you' : ` · held by ${task.assignee}`)
     : ` · unassigned (for ${[...(task.candidateUsers || []), ...(task.candidateGroups || [])].join(', ') || 'an operator to assign'})`;
-  detail.replaceChildren(
+  detail.replaceChildren(...[
     el('h2', { text: task.name || task.elementId }),
     el('p', { class: 'muted' },
       el('span', { text: `${task.definition} · ` }),
@@ -82,7 +82,7 @@ function renderTask(task) {
       el('span', { class: 'holder', text: holder })),
     task.instancePaused ? el('p', { class: 'notice', text: 'The instance is paused: the task can be worked on once an operator resumes it.' }) : null,
     actions, formBox, extra, err, allowed.has('complete') ? complete : null,
-    commentsSection(task), historySection(task));
+    commentsSection(task), historySection(task)].filter(Boolean));
   detail.dataset.task = task.id;
   renderForm(task, formBox, extra).catch((e) => { formBox.textContent = `The form could not be shown: ${e.message}`; });
   complete.addEventListener('click', () => busy(complete, 'Completing…', async () => {
@@ -150,7 +150,9 @@ async function renderForm(task, box, extra) {
   form = null;
   const { schema, data, source } = await api('GET', `/ui/tasks/${encodeURIComponent(task.id)}/form`);
   const { createForm } = await import('/static/vendor/form-viewer.js');
-  form = await createForm({ schema, data: data || {}, container: box });
+  // No debounce: what was typed is in the form's data the moment Complete
+  // is pressed (form-js otherwise holds input back for 300 ms).
+  form = await createForm({ schema, data: data || {}, container: box, debounce: false });
   box.dataset.source = source;
   if (source === 'generated') extra.append(addVariable());
 }
