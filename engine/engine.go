@@ -152,6 +152,19 @@ func (e *Engine) export(events []Event) {
 	}
 }
 
+func (e *Engine) exportTasks(tasks []Task) {
+	if len(tasks) == 0 {
+		return
+	}
+	e.subsMu.RLock()
+	defer e.subsMu.RUnlock()
+	for _, s := range e.subscribers {
+		if tx, ok := s.x.(TaskExporter); ok {
+			tx.ExportTasks(tasks)
+		}
+	}
+}
+
 type subscriber struct{ x Exporter }
 
 // partitionOf returns the applier that owns an instance.

@@ -74,6 +74,15 @@ type Exporter interface {
 	Export(events []Event)
 }
 
+// TaskExporter is an Exporter that also receives, after each commit and
+// before the commands of the round are answered, the inbox tasks the commit
+// created or changed (a projection such as the inbox stays current for the
+// caller who just claimed or completed a task). Same rules as Export.
+type TaskExporter interface {
+	Exporter
+	ExportTasks(tasks []Task)
+}
+
 // ExporterFunc adapts a function to Exporter.
 type ExporterFunc func(events []Event)
 

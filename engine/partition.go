@@ -146,8 +146,9 @@ func (p *partition) commit(ctx context.Context) {
 			p.failRound(fmt.Errorf("storing changes: %w", err))
 			return
 		}
-		for _, inst := range p.touched {
+		for i, inst := range p.touched {
 			p.e.export(inst.events)
+			p.e.exportTasks(b.Changes[i].Tasks)
 			inst.committed()
 			p.buffers = append(p.buffers, inst.events)
 			inst.events = nil

@@ -77,28 +77,33 @@ const (
 
 // Task is an inbox task created by a user task.
 type Task struct {
-	ID              string         `json:"id" bson:"_id"`
-	InstanceID      string         `json:"instanceId" bson:"instance_id"`
-	DefinitionKey   string         `json:"definition" bson:"definition_key"`
-	ElementID       string         `json:"elementId" bson:"element_id"`
-	TokenID         uint64         `json:"-" bson:"token_id"`
-	Name            string         `json:"name" bson:"name"`
-	Assignee        string         `json:"assignee,omitempty" bson:"assignee,omitempty"`
-	CandidateUsers  []string       `json:"candidateUsers" bson:"candidate_users"`
-	CandidateGroups []string       `json:"candidateGroups" bson:"candidate_groups"`
-	FormKey         string         `json:"formKey,omitempty" bson:"form_key,omitempty"`
-	Form            string         `json:"form,omitempty" bson:"form,omitempty"`
-	FormID          string         `json:"formId,omitempty" bson:"form_id,omitempty"` // a linked deployed form
-	FormBinding     string         `json:"formBinding,omitempty" bson:"form_binding,omitempty"`
-	FormVersionTag  string         `json:"formVersionTag,omitempty" bson:"form_version_tag,omitempty"`
-	Priority        int            `json:"priority" bson:"priority"`
-	Due             *time.Time     `json:"dueDate,omitempty" bson:"due,omitempty"`
-	Status          TaskStatus     `json:"status" bson:"status"`
-	Created         time.Time      `json:"createdAt" bson:"created_at"`
-	Ended           *time.Time     `json:"endedAt,omitempty" bson:"ended_at,omitempty"`
-	CompletedBy     string         `json:"completedBy,omitempty" bson:"completed_by,omitempty"`
-	Variables       map[string]any `json:"variables,omitempty" bson:"variables,omitempty"` // the instance's variables when created
-	Comments        []TaskComment  `json:"comments,omitempty" bson:"comments,omitempty"`
+	ID              string     `json:"id" bson:"_id"`
+	InstanceID      string     `json:"instanceId" bson:"instance_id"`
+	DefinitionKey   string     `json:"definition" bson:"definition_key"`
+	ElementID       string     `json:"elementId" bson:"element_id"`
+	TokenID         uint64     `json:"-" bson:"token_id"`
+	Name            string     `json:"name" bson:"name"`
+	Assignee        string     `json:"assignee,omitempty" bson:"assignee,omitempty"`
+	CandidateUsers  []string   `json:"candidateUsers" bson:"candidate_users"`
+	CandidateGroups []string   `json:"candidateGroups" bson:"candidate_groups"`
+	FormKey         string     `json:"formKey,omitempty" bson:"form_key,omitempty"`
+	Form            string     `json:"form,omitempty" bson:"form,omitempty"`
+	FormID          string     `json:"formId,omitempty" bson:"form_id,omitempty"` // a linked deployed form
+	FormBinding     string     `json:"formBinding,omitempty" bson:"form_binding,omitempty"`
+	FormVersionTag  string     `json:"formVersionTag,omitempty" bson:"form_version_tag,omitempty"`
+	Priority        int        `json:"priority" bson:"priority"`
+	Due             *time.Time `json:"dueDate,omitempty" bson:"due,omitempty"`
+	FollowUp        *time.Time `json:"followUpDate,omitempty" bson:"follow_up,omitempty"`
+	BusinessKey     string     `json:"businessKey,omitempty" bson:"business_key,omitempty"`
+	// InboxVariables are the values, when the task was created, of the
+	// variables its user task names in wf:inboxVariables: its card shows them.
+	InboxVariables map[string]any `json:"inboxVariables,omitempty" bson:"inbox_variables,omitempty"`
+	Status         TaskStatus     `json:"status" bson:"status"`
+	Created        time.Time      `json:"createdAt" bson:"created_at"`
+	Ended          *time.Time     `json:"endedAt,omitempty" bson:"ended_at,omitempty"`
+	CompletedBy    string         `json:"completedBy,omitempty" bson:"completed_by,omitempty"`
+	Variables      map[string]any `json:"variables,omitempty" bson:"variables,omitempty"` // the instance's variables when created
+	Comments       []TaskComment  `json:"comments,omitempty" bson:"comments,omitempty"`
 }
 
 // TaskComment is a note left on a task by someone who may see it.

@@ -73,6 +73,17 @@ type Store interface {
 	Tasks(ctx context.Context, f TaskFilter) (page []Task, next string, err error)
 	// Task returns one task.
 	Task(ctx context.Context, id string) (Task, error)
+	// OpenTasks calls fn for every open task, in no particular order, with
+	// one pass over the store (the inbox projection loads itself with it).
+	OpenTasks(ctx context.Context, fn func(Task) error) error
+
+	// SaveFilter stores a user's named inbox filter, replacing the one of
+	// the same name.
+	SaveFilter(ctx context.Context, f SavedFilter) error
+	// Filters lists a user's saved filters by name.
+	Filters(ctx context.Context, user string) ([]SavedFilter, error)
+	// DeleteFilter removes a user's filter; ErrNotFound when there is none.
+	DeleteFilter(ctx context.Context, user, name string) error
 	// Incidents lists incidents matching f.
 	Incidents(ctx context.Context, f IncidentFilter) ([]Incident, error)
 	// DeadLetters lists dead letters, newest first.
@@ -143,6 +154,19 @@ type TaskFilter struct {
 	Cursor string
 	Limit  int
 }
+
+// SavedFilter is an inbox filter a user named and kept: Query is the
+// inbox's query string (filter, search, sort...).
+type SavedFilter struct {
+	ID      string    `json:"-" bson:"_id"` // user and name
+	User    string    `json:"user" bson:"user"`
+	Name    string    `json:"name" bson:"name"`
+	Query   string    `json:"query" bson:"query"`
+	Created time.Time `json:"createdAt" bson:"created_at"`
+}
+
+// SavedFilterID is the id of a user's filter name.
+func SavedFilterID(user, name string) string { return user + "\x1f" + name }
 
 // IncidentFilter selects incidents.
 type IncidentFilter struct {

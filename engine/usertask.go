@@ -35,7 +35,7 @@ func (x *instance) newTask(t *token, n *model.Node) (*Task, error) {
 	task := &Task{
 		ID: newID(), InstanceID: x.id, DefinitionKey: x.head.DefinitionKey, ElementID: n.ID, TokenID: t.id,
 		Name: n.Label(), FormKey: h.FormKey, Form: h.Form, FormID: h.FormID, FormBinding: h.FormBinding, FormVersionTag: h.FormVersionTag,
-		Status: TaskOpen, Created: x.now,
+		Status: TaskOpen, Created: x.now, BusinessKey: x.head.BusinessKey,
 		CandidateUsers: []string{}, CandidateGroups: []string{},
 	}
 	var err error
@@ -63,6 +63,21 @@ func (x *instance) newTask(t *token, n *model.Node) (*Task, error) {
 			return nil, fmt.Errorf("due date of %q: %w", n.ID, err)
 		}
 		task.Due = &due
+	}
+	if h.FollowUpDate != "" {
+		at, err := x.evalTime(vars, h.FollowUpDate)
+		if err != nil {
+			return nil, fmt.Errorf("follow-up date of %q: %w", n.ID, err)
+		}
+		task.FollowUp = &at
+	}
+	for _, name := range h.InboxVariables {
+		if v, ok := vars[name]; ok {
+			if task.InboxVariables == nil {
+				task.InboxVariables = map[string]any{}
+			}
+			task.InboxVariables[name] = v
+		}
 	}
 	return task, nil
 }

@@ -69,7 +69,15 @@ var wfAttributes = map[string]func(x *extension, v string){
 	"priority":        func(x *extension, v string) { x.n.Human.Priority = v },
 	"dueDate":         func(x *extension, v string) { x.n.Human.DueDate = v },
 	"followUpDate":    func(x *extension, v string) { x.n.Human.FollowUpDate = v },
-	"resultVariable":  func(x *extension, v string) { x.resultVariable(v) },
+	"inboxVariables": func(x *extension, v string) {
+		names := splitList(v)
+		if len(names) > 3 {
+			x.problem("wf:inboxVariables names %d variables: the inbox shows at most 3, choose them", len(names))
+			return
+		}
+		x.n.Human.InboxVariables = names
+	},
+	"resultVariable": func(x *extension, v string) { x.resultVariable(v) },
 	"correlationKey": func(x *extension, v string) {
 		if x.n.Message == nil {
 			x.problem("wf:correlationKey needs a message: reference one with messageRef")

@@ -85,6 +85,22 @@ func (s *Store) FormVersions(ctx context.Context, formID string) ([]engine.FormR
 
 func (s *Store) Forms(ctx context.Context) ([]engine.FormRecord, error) { return s.inner.Forms(ctx) }
 
+func (s *Store) OpenTasks(ctx context.Context, fn func(engine.Task) error) error {
+	return s.inner.OpenTasks(ctx, fn)
+}
+
+func (s *Store) SaveFilter(ctx context.Context, f engine.SavedFilter) error {
+	return s.inner.SaveFilter(ctx, f)
+}
+
+func (s *Store) Filters(ctx context.Context, user string) ([]engine.SavedFilter, error) {
+	return s.inner.Filters(ctx, user)
+}
+
+func (s *Store) DeleteFilter(ctx context.Context, user, name string) error {
+	return s.inner.DeleteFilter(ctx, user, name)
+}
+
 func (s *Store) Definitions(ctx context.Context) ([]engine.DefinitionRecord, error) {
 	return s.inner.Definitions(ctx)
 }

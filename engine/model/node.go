@@ -84,6 +84,8 @@ type Human struct {
 	Priority       string
 	DueDate        string
 	FollowUpDate   string
+	// InboxVariables are up to three variables the inbox shows on the task's card.
+	InboxVariables []string
 }
 
 // Message names what a message event or receive task waits for and how an

@@ -18,6 +18,7 @@ type Store struct {
 	mu           sync.RWMutex
 	defs         map[string][]engine.DefinitionRecord // by key, oldest first
 	forms        map[string][]engine.FormRecord       // by form id, oldest first
+	filters      map[string]engine.SavedFilter        // by id
 	instances    map[string]*engine.Snapshot
 	byRequest    map[string]string // definition key + request id → instance id
 	events       map[string][]engine.Event

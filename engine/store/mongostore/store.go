@@ -62,7 +62,7 @@ type Store struct {
 	// no other process can deploy or disable behind this one's back.
 	latest sync.Map // key → engine.DefinitionRecord
 
-	defs, heads, forms, instances, requests, events, tasks, incidents, deadLetters, meta *mongo.Collection
+	defs, heads, forms, filters, instances, requests, events, tasks, incidents, deadLetters, meta *mongo.Collection
 }
 
 // New returns a Store on db after creating its indexes.
@@ -75,6 +75,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		defs:        db.Collection("definitions"),
 		heads:       db.Collection("definition_heads"),
 		forms:       db.Collection("forms"),
+		filters:     db.Collection("filters"),
 		instances:   db.Collection("instances"),
 		requests:    db.Collection("requests"),
 		events:      db.Collection("events"),
@@ -147,7 +148,7 @@ func (s *Store) createCollections(ctx context.Context) error {
 	if err != nil {
 		return mapErr(err, "listing collections")
 	}
-	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.instances, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.meta} {
+	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.meta} {
 		if slices.Contains(names, c.Name()) {
 			continue
 		}

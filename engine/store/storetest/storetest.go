@@ -45,6 +45,8 @@ func Run(t *testing.T, newStore func(t *testing.T) engine.Store, opts ...Option)
 	}{
 		{"Definitions", testDefinitions},
 		{"Forms", testForms},
+		{"OpenTasks", testOpenTasks},
+		{"SavedFilters", testSavedFilters},
 		{"DefinitionEnabled", testDefinitionEnabled},
 		{"CreateInstance", testCreateInstance},
 		{"CreateInstanceConcurrent", testCreateInstanceConcurrent},
