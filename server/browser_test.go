@@ -314,9 +314,8 @@ func TestBrowserDesignDeployRunComplete(t *testing.T) {
 	instanceID := attr.Value
 
 	b.run(inbox, "the task appears live and is completed",
-		chromedp.WaitVisible(fmt.Sprintf(`li.task[data-instance=%q] button.task-open`, instanceID)),
 		waitJS(`window.__noReload === true`),
-		chromedp.Click(fmt.Sprintf(`li.task[data-instance=%q] button.task-open`, instanceID)),
+		openTask(instanceID),
 		// The task has no form: the generated one offers what the condition
 		// after it reads ("approved", a checkbox).
 		chromedp.WaitVisible(`#task-form[data-source="generated"] input[type="checkbox"][id$="Field_approved"]`),
@@ -369,8 +368,7 @@ func TestBrowserXSSDiagram(t *testing.T) {
 	)
 	b.run(b.ctx, "inbox",
 		chromedp.Navigate(srv.url+"/inbox"),
-		chromedp.WaitVisible(fmt.Sprintf(`li.task[data-instance=%q] button.task-open`, inst.ID)),
-		chromedp.Click(fmt.Sprintf(`li.task[data-instance=%q] button.task-open`, inst.ID)),
+		openTask(inst.ID),
 		chromedp.WaitVisible(`#task-form[data-source="generated"] input[id$="Field_approved"]`),
 		chromedp.Sleep(300*time.Millisecond),
 	)
@@ -497,11 +495,9 @@ func TestBrowserFormJS(t *testing.T) {
 	}
 	srv.post(t, "/api/v1/instances", "application/json", []byte(`{"definition":"browser_form","variables":{"approved":false}}`), &inst)
 
-	task := fmt.Sprintf(`li.task[data-instance=%q] button.task-open`, inst.ID)
 	b.run(b.ctx, "the form-js form validates and completes",
 		chromedp.Navigate(srv.url+"/inbox"),
-		chromedp.WaitVisible(task),
-		chromedp.Click(task),
+		openTask(inst.ID),
 		chromedp.WaitVisible(`#task-form .fjs-form input[type="text"]`),
 		chromedp.Click(`#btn-complete`),
 		chromedp.WaitVisible(`.task-detail .form-error`),

@@ -44,6 +44,9 @@ func (s *Server) pageRoutes() {
 
 	ui := s.app.Group("/ui", requireUser)
 	ui.Get("/inbox", s.inboxFragment)
+	ui.Get("/inbox/count", s.inboxCount)
+	ui.Post("/filters", s.saveFilter)
+	ui.Delete("/filters/:name", s.deleteFilter)
 	ui.Get("/instances", s.instancesFragment)
 	ui.Get("/definitions/:key/:version/source", s.pageDefinitionSource)
 	ui.Get("/definitions/:key/:version/heatmap", s.pageHeatmap)
@@ -95,7 +98,7 @@ func renderPage(c *fiber.Ctx, comp templ.Component) error {
 func (s *Server) pageInfo(c *fiber.Ctx, title, active string, styles ...string) web.Page {
 	u, local, _ := pageUser(c)
 	return web.Page{Title: title, Active: active, User: u, Local: local, Styles: styles,
-		CSRF: CSRFToken(c), CSRFField: CSRFField}
+		CSRF: CSRFToken(c), CSRFField: CSRFField, InboxCount: s.inbox.Count(actorOf(c).task())}
 }
 
 // pagePager builds the pager of a list page from its request.

@@ -1,13 +1,16 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/tasks"
 )
 
 // setup makes what the REST v1 routes need beyond the engine: metrics and
@@ -15,7 +18,16 @@ import (
 func (s *Server) setup() {
 	s.metrics = newMetrics(s.eng)
 	s.messages = newMessageBuffer(s.eng, s.log, s.cfg.MessageBuffer, s.cfg.RequestTimeout)
-	s.unsubscribe = append(s.unsubscribe, s.eng.Subscribe(s.metrics), s.eng.Subscribe(s.messages))
+	s.inbox = tasks.NewInbox()
+	s.unsubscribe = append(s.unsubscribe, s.eng.Subscribe(s.metrics), s.eng.Subscribe(s.messages), s.eng.Subscribe(s.inbox))
+}
+
+// loadInbox fills the inbox projection from the store; it is subscribed
+// first, so nothing committed meanwhile is missed.
+func (s *Server) loadInbox() error {
+	ctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.RequestTimeout, time.Minute))
+	defer cancel()
+	return s.inbox.Load(ctx, s.eng.Store())
 }
 
 // Close stops the server's background work and its engine subscriptions.
@@ -67,6 +79,10 @@ func (s *Server) routesV1(api fiber.Router) {
 	api.Post("/instances/:id/modify", operator, s.modifyInstance)
 
 	api.Get("/definitions/:key/start-form", s.startForm)
+
+	api.Get("/filters", s.listFilters)
+	api.Post("/filters", s.saveFilter)
+	api.Delete("/filters/:name", s.deleteFilter)
 
 	api.Get("/forms", s.listForms)
 	api.Post("/forms", designer, s.deployForm)

@@ -84,6 +84,7 @@ type Server struct {
 	unsubscribe []func()
 	hub         *Hub
 	tasks       *tasks.Service
+	inbox       *tasks.Inbox
 }
 
 // New builds a Server and its routes. It does not listen; call Listen or
@@ -108,6 +109,10 @@ func New(cfg Config) (*Server, error) {
 		WriteTimeout:          cfg.RequestTimeout,
 	})
 	s.setup()
+	if err := s.loadInbox(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	s.routes()
 	return s, nil
 }

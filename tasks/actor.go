@@ -29,6 +29,16 @@ func (a Actor) Candidate(t Task) bool {
 	return false
 }
 
+// inGroups reports whether one of a's groups is among t's candidate groups.
+func (a Actor) inGroups(t Task) bool {
+	for _, g := range a.Groups {
+		if slices.Contains(t.CandidateGroups, g) {
+			return true
+		}
+	}
+	return false
+}
+
 // mayClaim reports whether a may take t while nobody holds it.
 func (a Actor) mayClaim(t Task) bool { return a.Name != "" && (a.Overseer || a.Candidate(t)) }
 

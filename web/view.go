@@ -19,6 +19,8 @@ type Page struct {
 	// CSRF is the token fetches send in X-CSRF-Token and forms in CSRFField.
 	CSRF      string
 	CSRFField string
+	// InboxCount is how many open tasks the user holds (kept live by common.js).
+	InboxCount int
 }
 
 // User is the signed-in person.

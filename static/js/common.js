@@ -216,3 +216,23 @@ export function confirmDialog(message, confirmLabel = 'Confirm') {
     no.focus();
   });
 }
+
+// The navigation's count of the user's open tasks, kept live over /ws on
+// every page.
+const navCount = document.getElementById('nav-inbox-count');
+if (navCount) {
+  const refresh = debounce(async () => {
+    try {
+      const { mine } = await api('GET', '/ui/inbox/count');
+      navCount.textContent = String(mine);
+      navCount.hidden = mine === 0;
+      navCount.dataset.count = String(mine);
+    } catch { /* the next event tries again */ }
+  }, 200);
+  new Live({
+    subscribe: () => ({ inbox: true }),
+    onMessage: (msg) => { if (msg.type === 'task') refresh(); },
+    poll: refresh,
+    pollMs: 10000,
+  });
+}

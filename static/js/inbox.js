@@ -30,10 +30,35 @@ function markOpen() {
   for (const li of listEl.querySelectorAll('li.task')) li.classList.toggle('open', li.dataset.task === openId);
 }
 
-filters.addEventListener('change', () => {
+function applyFilters() {
   for (const l of filters.querySelectorAll('.tab')) l.classList.toggle('active', l.querySelector('input').checked);
   history.replaceState(null, '', `/inbox?${query()}`);
-  refreshList().catch((err) => flash(err.message, 'error'));
+  listEl.dataset.loading = 'true';
+  refreshList().catch((err) => flash(err.message, 'error')).finally(() => { delete listEl.dataset.loading; });
+}
+filters.addEventListener('change', applyFilters);
+// Search as one types, a moment after the last key.
+document.getElementById('inbox-search').addEventListener('input', debounce(applyFilters, 250));
+filters.addEventListener('submit', (ev) => { ev.preventDefault(); applyFilters(); });
+
+// Saved filters: the current query kept on the server under a name.
+const saveButton = document.getElementById('btn-save-filter');
+saveButton.addEventListener('click', () => {
+  if (document.getElementById('save-filter-name')) return;
+  const name = el('input', { type: 'text', id: 'save-filter-name', placeholder: 'name of this filter', 'aria-label': 'Filter name' });
+  const ok = el('button', { type: 'button', id: 'btn-save-filter-ok', text: 'Save' });
+  ok.addEventListener('click', () => busy(ok, 'Saving…', async () => {
+    try {
+      await api('POST', '/ui/filters', { name: name.value, query: query().toString() });
+      flash(`Filter "${name.value}" saved.`);
+      const q = query().toString();
+      saveButton.before(el('a', { class: 'saved', href: `/inbox?${q}`, 'data-name': name.value.trim(), text: name.value.trim() }));
+      name.remove();
+      ok.remove();
+    } catch (err) { flash(`Not saved: ${err.message}`, 'error'); }
+  }));
+  saveButton.after(name, ok);
+  name.focus();
 });
 
 listEl.addEventListener('click', (ev) => {
