@@ -5,6 +5,8 @@ import (
 
 	"github.com/gofiber/fiber/v2/utils"
 	"go.uber.org/goleak"
+
+	"github.com/workflowpp/wfpp/engine/store/embedded"
 )
 
 // Goroutines that are not ours to stop: fasthttp's worker-pool cleaner,
@@ -14,7 +16,7 @@ import (
 // which differ with -race inlining, need not be named).
 func TestMain(m *testing.M) {
 	utils.StartTimeStampUpdater()
-	goleak.VerifyTestMain(m,
+	goleak.VerifyTestMain(embedded.WithTestServer(m),
 		goleak.IgnoreCurrent(),
 		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*workerPool).Start.func2"),
 		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.updateServerDate.func1"),

@@ -23,10 +23,75 @@ type Inbox struct {
 	mu      sync.RWMutex
 	open    map[string]*Task // nil: closed while a Load runs (a tombstone)
 	loading bool
+	// Who may see a task, indexed, so a user's query reads only their
+	// tasks however many others are open: by candidate group, and by
+	// user (assignee or candidate user).
+	byGroup map[string]map[string]*Task
+	byUser  map[string]map[string]*Task
 }
 
 // NewInbox returns an empty inbox; Load fills it.
-func NewInbox() *Inbox { return &Inbox{open: map[string]*Task{}} }
+func NewInbox() *Inbox {
+	return &Inbox{open: map[string]*Task{}, byGroup: map[string]map[string]*Task{}, byUser: map[string]map[string]*Task{}}
+}
+
+// put stores t (nil: a tombstone for id) and keeps the indexes in step.
+func (in *Inbox) put(id string, t *Task) {
+	if old := in.open[id]; old != nil {
+		in.index(old, false)
+	}
+	in.open[id] = t
+	if t != nil {
+		in.index(t, true)
+	}
+}
+
+func (in *Inbox) index(t *Task, add bool) {
+	set := func(m map[string]map[string]*Task, key string) {
+		if key == "" {
+			return
+		}
+		if !add {
+			delete(m[key], t.ID)
+			if len(m[key]) == 0 {
+				delete(m, key)
+			}
+			return
+		}
+		if m[key] == nil {
+			m[key] = map[string]*Task{}
+		}
+		m[key][t.ID] = t
+	}
+	for _, g := range t.CandidateGroups {
+		set(in.byGroup, g)
+	}
+	for _, u := range t.CandidateUsers {
+		set(in.byUser, u)
+	}
+	set(in.byUser, t.Assignee)
+}
+
+// candidates calls fn for each open task a may see: every task for an
+// overseer, else those of a's name and groups (a task may come twice).
+func (in *Inbox) candidates(a Actor, fn func(*Task)) {
+	if a.Overseer {
+		for _, t := range in.open {
+			if t != nil {
+				fn(t)
+			}
+		}
+		return
+	}
+	for _, t := range in.byUser[a.Name] {
+		fn(t)
+	}
+	for _, g := range a.Groups {
+		for _, t := range in.byGroup[g] {
+			fn(t)
+		}
+	}
+}
 
 // OpenTaskSource streams the open tasks of a store.
 type OpenTaskSource interface {
@@ -53,7 +118,7 @@ func (in *Inbox) Load(ctx context.Context, src OpenTaskSource) error {
 	}
 	for id, t := range loaded {
 		if _, seen := in.open[id]; !seen {
-			in.open[id] = t
+			in.put(id, t)
 		}
 	}
 	for id, t := range in.open {
@@ -73,13 +138,13 @@ func (in *Inbox) ExportTasks(tasks []engine.Task) {
 	defer in.mu.Unlock()
 	for i := range tasks {
 		t := tasks[i]
-		if t.Status == engine.TaskOpen {
-			in.open[t.ID] = &t
-			continue
-		}
-		if in.loading { // a Load may still bring it back: remember it closed
-			in.open[t.ID] = nil
-		} else {
+		switch {
+		case t.Status == engine.TaskOpen:
+			in.put(t.ID, &t)
+		case in.loading: // a Load may still bring it back: remember it closed
+			in.put(t.ID, nil)
+		default:
+			in.put(t.ID, nil)
 			delete(in.open, t.ID)
 		}
 	}
@@ -134,12 +199,14 @@ type InboxPage struct {
 // Query returns the page of open tasks a may see that match q.
 func (in *Inbox) Query(a Actor, q InboxQuery) InboxPage {
 	var hits []*Task
+	seen := map[string]bool{}
 	in.mu.RLock()
-	for _, t := range in.open {
-		if t != nil && q.matches(a, t) {
+	in.candidates(a, func(t *Task) {
+		if !seen[t.ID] && q.matches(a, t) {
+			seen[t.ID] = true
 			hits = append(hits, t)
 		}
-	}
+	})
 	in.mu.RUnlock()
 	slices.SortFunc(hits, q.order())
 	page := InboxPage{Total: len(hits), Offset: min(max(q.Offset, 0), len(hits)), Tasks: []Task{}}
@@ -155,8 +222,8 @@ func (in *Inbox) Count(a Actor) int {
 	in.mu.RLock()
 	defer in.mu.RUnlock()
 	n := 0
-	for _, t := range in.open {
-		if t != nil && a.holds(*t) {
+	for _, t := range in.byUser[a.Name] {
+		if a.holds(*t) {
 			n++
 		}
 	}
