@@ -284,7 +284,9 @@ func searchHit(t *Task, s string) bool {
 	return false
 }
 
-func containsFold(s, sub string) bool { return strings.Contains(strings.ToLower(s), strings.ToLower(sub)) }
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
 
 // order compares two tasks in q's sort order; ties go by id, so pages are stable.
 func (q InboxQuery) order() func(a, b *Task) int {

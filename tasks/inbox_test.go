@@ -50,7 +50,11 @@ func TestInboxQueries(t *testing.T) {
 	require.NoError(t, in.Load(t.Context(), taskList{
 		task("a", func(t *engine.Task) { t.Assignee = "ada"; t.Priority = 10 }),
 		task("b", func(t *engine.Task) { t.Priority = 90; t.Due = due(5); t.BusinessKey = "INV-7" }),
-		task("c", func(t *engine.Task) { t.Due = due(1); t.Created = t0.Add(time.Hour); t.InboxVariables = map[string]any{"amount": 1200.0} }),
+		task("c", func(t *engine.Task) {
+			t.Due = due(1)
+			t.Created = t0.Add(time.Hour)
+			t.InboxVariables = map[string]any{"amount": 1200.0}
+		}),
 		task("d", func(t *engine.Task) { t.Assignee = "bob"; t.FollowUp = due(2) }),
 		task("e", func(t *engine.Task) { t.CandidateGroups = []string{"sales"}; t.DefinitionKey = "order" }),
 		task("f", func(t *engine.Task) { t.Status = engine.TaskCompleted }),
