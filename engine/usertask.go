@@ -20,6 +20,10 @@ func (x *instance) createTask(t *token) {
 		x.incidentAt(t, "expression", err.Error(), phaseEnter)
 		return
 	}
+	if err := x.listenOnCreate(t, task); err != nil {
+		x.incidentAt(t, "listener", err.Error(), phaseEnter)
+		return
+	}
 	t.status, t.taskID = TokenTask, task.ID
 	x.addTask(task)
 	x.taskChanges = append(x.taskChanges, *task)
@@ -91,6 +95,15 @@ func (x *instance) completeTask(id string, c *Completion) error {
 	if c.Guard && task.Assignee != c.Expect {
 		return &AssigneeError{TaskID: id, Expected: c.Expect, Assignee: task.Assignee}
 	}
+	vars := c.Variables
+	if len(t.node.Human.Listeners) > 0 {
+		check := *task
+		set, err := x.listen(t, &check, model.ListenComplete, c.Variables)
+		if err != nil {
+			return err // refused: nothing changed
+		}
+		vars = mergedVars(vars, set)
+	}
 	if task.Assignee == "" {
 		task.Assignee = c.By // claimed and completed in one action
 	}
@@ -98,8 +111,8 @@ func (x *instance) completeTask(id string, c *Completion) error {
 	task.Status, task.Ended, task.CompletedBy = TaskCompleted, &now, c.By
 	delete(x.tasks, task.ID)
 	x.taskChanges = append(x.taskChanges, *task)
-	x.emit(EventTaskDone, t.node, t, map[string]any{"taskId": task.ID, "by": c.By, "variables": c.Variables})
-	x.finishActivity(t, c.Variables)
+	x.emit(EventTaskDone, t.node, t, map[string]any{"taskId": task.ID, "by": c.By, "variables": vars})
+	x.finishActivity(t, vars)
 	return nil
 }
 
@@ -113,6 +126,12 @@ func (x *instance) assignTask(id string, a *Assignment) error {
 	if task.Assignee != a.Expect {
 		return &AssigneeError{TaskID: id, Expected: a.Expect, Assignee: task.Assignee}
 	}
+	next := *task
+	next.Assignee = a.To
+	set, err := x.listen(t, &next, model.ListenAssign, nil)
+	if err != nil {
+		return err // refused: nothing changed
+	}
 	typ := EventTaskClaimed
 	switch a.Reason {
 	case AssignRelease:
@@ -120,9 +139,13 @@ func (x *instance) assignTask(id string, a *Assignment) error {
 	case AssignDelegate:
 		typ = EventTaskDelegated
 	}
-	task.Assignee = a.To
+	task.Assignee, task.CandidateUsers, task.CandidateGroups, task.Priority = next.Assignee, next.CandidateUsers, next.CandidateGroups, next.Priority
 	x.taskChanges = append(x.taskChanges, *task)
-	x.emit(typ, t.node, t, map[string]any{"taskId": task.ID, "assignee": a.To, "by": a.By, "previous": a.Expect})
+	x.emit(typ, t.node, t, map[string]any{"taskId": task.ID, "assignee": task.Assignee, "by": a.By, "previous": a.Expect})
+	if len(set) > 0 {
+		x.setVars(set)
+		x.emit(EventVariablesChanged, t.node, t, map[string]any{"variables": keys(set), "by": "task listener"})
+	}
 	return nil
 }
 
@@ -156,6 +179,7 @@ func (x *instance) cancelTask(t *token) {
 	if task == nil {
 		return
 	}
+	_, _ = x.listen(t, task, model.ListenCancel, nil) // the task goes whatever the listener says
 	now := x.now
 	task.Status, task.Ended = TaskCancelled, &now
 	delete(x.tasks, task.ID)

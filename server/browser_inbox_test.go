@@ -32,7 +32,9 @@ func TestBrowserInboxCards(t *testing.T) {
 	start("INV-2", map[string]any{"owner": "", "amount": 990, "vendor": "Globex"})
 	b.login(b.ctx, srv.url, "ada")
 
-	card := func(bkey string) string { return fmt.Sprintf(`//li[contains(@class,"task")][.//span[@class="bkey" and text()=%q]]`, bkey) }
+	card := func(bkey string) string {
+		return fmt.Sprintf(`//li[contains(@class,"task")][.//span[@class="bkey" and text()=%q]]`, bkey)
+	}
 	b.run(b.ctx, "cards",
 		chromedp.WaitVisible(card("INV-1")),
 		chromedp.WaitVisible(card("INV-2")),

@@ -46,7 +46,14 @@ func paused(t Task) *Error {
 // checks before it give, so a lost race reads like a refused check.
 func fromEngine(t Task, err error) error {
 	var held *engine.AssigneeError
+	var denied *engine.ListenerDeniedError
 	switch {
+	case errors.As(err, &denied):
+		code := "assignment_denied"
+		if denied.Event == "complete" {
+			code = "completion_denied"
+		}
+		return &Error{Status: http.StatusConflict, Code: code, Message: denied.Message}
 	case errors.As(err, &held) && held.Assignee != "":
 		return claimedBy(t.ID, held.Assignee)
 	case errors.As(err, &held):

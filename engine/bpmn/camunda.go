@@ -47,7 +47,9 @@ func (x *extension) camunda() {
 			x.camundaInputOutput(el)
 		case "failedJobRetryTimeCycle":
 			x.camundaRetryCycle(el.trimmed())
-		case "executionListener", "taskListener":
+		case "taskListener":
+			x.camundaTaskListener(el)
+		case "executionListener":
 			x.problem("camunda:%s %s yet: model the work as a task in the flow", name, unsupportedMarker)
 		case "connector":
 			x.needJobType.Add(n.ID, "camunda:connector %s: give the task a job type with wf:type and use the built-in http handler", unsupportedMarker)

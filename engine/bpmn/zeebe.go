@@ -50,8 +50,10 @@ func (x *extension) zeebe() {
 			}
 		case "calledDecision":
 			x.needJobType.Add(n.ID, "zeebe:calledDecision (a DMN decision) %s yet: evaluate the rule in a script task or give the task a job type", unsupportedMarker)
-		case "executionListeners", "taskListeners":
+		case "executionListeners":
 			x.problem("zeebe:%s %s yet: model the work as a task in the flow", name, unsupportedMarker)
+		case "taskListeners":
+			x.problem("zeebe:taskListeners (job listeners) %s yet: write the listener as a camunda:taskListener with a JavaScript camunda:script", unsupportedMarker)
 		}
 		// Others (calledElement, loopCharacteristics, properties, userTask,
 		// versionTag...) belong to elements reported as unsupported or change

@@ -86,6 +86,25 @@ type Human struct {
 	FollowUpDate   string
 	// InboxVariables are up to three variables the inbox shows on the task's card.
 	InboxVariables []string
+	// Listeners run JavaScript when the task is created, assigned,
+	// completed or cancelled (Camunda 7 task listeners).
+	Listeners []TaskListener
+}
+
+// TaskListener events.
+const (
+	ListenCreate   = "create"
+	ListenAssign   = "assignment"
+	ListenComplete = "complete"
+	ListenCancel   = "delete"
+)
+
+// TaskListener is a script run on one event of a user task's life. It may
+// change the assignee, candidates or priority, set variables, or deny the
+// assignment or completion it runs for.
+type TaskListener struct {
+	Event  string
+	Script string // JavaScript
 }
 
 // Message names what a message event or receive task waits for and how an

@@ -289,6 +289,14 @@ func (v *validator) activity(n *Node) {
 		v.expr(n.ID, "assignee", h.Assignee)
 		v.expr(n.ID, "priority", h.Priority)
 		v.expr(n.ID, "due date", h.DueDate)
+		for _, l := range h.Listeners {
+			if v.c.Script == nil {
+				break
+			}
+			if err := v.c.Script("javascript", l.Script); err != nil {
+				v.add(n.ID, "%s task listener: %v", l.Event, err)
+			}
+		}
 	}
 }
 
