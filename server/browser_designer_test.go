@@ -208,6 +208,11 @@ func designFormDeployAndWork(t *testing.T, srv *liveServer, b *browser, ids map[
 		waitJS(`[...document.querySelectorAll('#task-form .fjs-form-field label')].map((l) => l.textContent.trim()).join() === 'Comment,Approve'`),
 		fill(`#task-form input[type="text"]`, "receipt checked"),
 		check(`#task-form input[type="checkbox"]`),
+	)
+	if ids["process"] == "import_form" {
+		b.screenshot(b.ctx, "inbox-form")
+	}
+	b.run(b.ctx, "complete the task",
 		chromedp.Click(`//button[normalize-space()="Complete"]`),
 		chromedp.WaitVisible(`.task-detail .done`),
 	)
