@@ -140,25 +140,8 @@ func TestBrowserDrawFormInboxJourney(t *testing.T) {
 		chromedp.Blur(`#bio-properties-panel-assignmentDefinitionCandidateGroups`),
 	)
 	for flow, cond := range map[string]string{ids["yes"]: "approved = true", ids["no"]: "approved != true"} {
-		b.run(b.ctx, "condition of "+flow,
-			// A short flow is hard to hit with the mouse: select it as a click
-			// would, until the panel shows it.
-			waitJS(fmt.Sprintf(`(() => {
-				const sel = wfpp.modeler.get('selection'), flow = wfpp.modeler.get('elementRegistry').get(%q);
-				if (!sel.isSelected(flow)) sel.select(flow);
-				return !!document.querySelector('[data-group-id="group-condition"]');
-			})()`, flow)),
-			js(`(() => {
-				const g = document.querySelector('[data-group-id="group-condition"]');
-				if (!g.querySelector('.bio-properties-panel-group-entries.open')) g.querySelector('.bio-properties-panel-group-header').click();
-			})()`),
-			chromedp.WaitVisible(`[data-group-id="group-condition"] [contenteditable="true"]`),
-			chromedp.Click(`[data-group-id="group-condition"] [contenteditable="true"]`),
-			chromedp.SendKeys(`[data-group-id="group-condition"] [contenteditable="true"]`, cond),
-			waitJS(fmt.Sprintf(`wfpp.modeler.get('elementRegistry').get(%q).businessObject.conditionExpression?.body === %q`, flow, "="+cond)),
-		)
+		b.setFlowCondition(b.ctx, flow, cond)
 	}
-
 	designFormDeployAndWork(t, srv, b, ids)
 }
 

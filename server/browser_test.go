@@ -201,6 +201,29 @@ func (b *browser) screenshot(ctx context.Context, name string) {
 	require.NoError(b.t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
 }
 
+// setFlowCondition types a sequence flow's condition in the properties
+// panel. A short flow is hard to hit with the mouse: it is selected as a
+// click would, until the panel shows it.
+func (b *browser) setFlowCondition(ctx context.Context, flow, text string) {
+	b.t.Helper()
+	b.run(ctx, "set the condition of "+flow+" to "+text,
+		waitJS(fmt.Sprintf(`(() => {
+			const sel = wfpp.modeler.get('selection'), flow = wfpp.modeler.get('elementRegistry').get(%q);
+			if (!sel.isSelected(flow)) sel.select(flow);
+			return !!document.querySelector('[data-group-id="group-condition"]');
+		})()`, flow)),
+		js(`(() => {
+			const g = document.querySelector('[data-group-id="group-condition"]');
+			if (!g.querySelector('.bio-properties-panel-group-entries.open')) g.querySelector('.bio-properties-panel-group-header').click();
+		})()`),
+		chromedp.WaitVisible(`[data-group-id="group-condition"] [contenteditable="true"]`),
+		chromedp.Click(`[data-group-id="group-condition"] [contenteditable="true"]`),
+		js(`document.execCommand('selectAll')`),
+		chromedp.SendKeys(`[data-group-id="group-condition"] [contenteditable="true"]`, text),
+		waitJS(fmt.Sprintf(`wfpp.modeler.get('elementRegistry').get(%q).businessObject.conditionExpression?.body === %q`, flow, "="+text)),
+	)
+}
+
 // js runs a JavaScript expression, ignoring its value.
 func js(expr string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
@@ -255,26 +278,7 @@ func TestBrowserDesignDeployRunComplete(t *testing.T) {
 	)
 
 	// Properties panel: a broken condition first, to see validation mark it.
-	setCondition := func(text string) {
-		b.run(designer, "set the condition "+text,
-			// A short flow is hard to hit with the mouse: select it as a click
-			// would, until the panel shows it.
-			waitJS(`(() => {
-				const sel = wfpp.modeler.get('selection'), flow = wfpp.modeler.get('elementRegistry').get('yes');
-				if (!sel.isSelected(flow)) sel.select(flow);
-				return !!document.querySelector('[data-group-id="group-condition"]');
-			})()`),
-			js(`(() => {
-				const g = document.querySelector('[data-group-id="group-condition"]');
-				if (!g.querySelector('.bio-properties-panel-group-entries.open')) g.querySelector('.bio-properties-panel-group-header').click();
-			})()`),
-			chromedp.WaitVisible(`[data-group-id="group-condition"] [contenteditable="true"]`),
-			chromedp.Click(`[data-group-id="group-condition"] [contenteditable="true"]`),
-			js(`document.execCommand('selectAll')`),
-			chromedp.SendKeys(`[data-group-id="group-condition"] [contenteditable="true"]`, text),
-			waitJS(fmt.Sprintf(`(() => { const e = wfpp.modeler.get('elementRegistry').get('yes'); const c = e.businessObject.conditionExpression; return !!c && c.body === %q; })()`, "="+text)),
-		)
-	}
+	setCondition := func(text string) { b.setFlowCondition(designer, "yes", text) }
 	setCondition("approved = ")
 	b.run(designer, "validate shows the problem on the flow",
 		chromedp.Click(`#btn-validate`),

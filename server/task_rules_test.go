@@ -104,17 +104,23 @@ func TestConcurrentCandidatesComplete(t *testing.T) {
 	f.deployApproval()
 	inst, _ := f.start(map[string]any{"definition": "approval"})
 	tk := f.waitTask(inst.ID)
-	const n = 50
+	requireOneWinner(t, f.race(50, func(i int) *http.Request {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/tasks/"+tk.ID+"/complete", strings.NewReader(`{"variables":{"approved":false}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-User", fmt.Sprintf("user-%d", i))
+		req.Header.Set("X-Groups", "managers")
+		return req
+	}))
+	f.waitStatus(inst.ID, "completed")
+}
+
+// race sends n requests at once and returns their statuses.
+func (f *fixture) race(n int, request func(i int) *http.Request) []int {
 	codes := make([]int, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			req := httptest.NewRequest(http.MethodPost, "/api/v1/tasks/"+tk.ID+"/complete",
-				strings.NewReader(`{"variables":{"approved":false}}`))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("X-User", fmt.Sprintf("user-%d", i))
-			req.Header.Set("X-Groups", "managers")
-			resp, err := f.srv.App().Test(req, -1)
+			resp, err := f.srv.App().Test(request(i), -1)
 			if err != nil {
 				return
 			}
@@ -123,6 +129,12 @@ func TestConcurrentCandidatesComplete(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	return codes
+}
+
+// requireOneWinner asserts that exactly one status is 200 and the rest 409.
+func requireOneWinner(t *testing.T, codes []int) {
+	t.Helper()
 	ok := 0
 	for _, c := range codes {
 		if c == http.StatusOK {
@@ -132,7 +144,6 @@ func TestConcurrentCandidatesComplete(t *testing.T) {
 		require.Equal(t, http.StatusConflict, c)
 	}
 	require.Equal(t, 1, ok)
-	f.waitStatus(inst.ID, "completed")
 }
 
 // TestTaskHistoryAndComments: the task's history lists who did what, with
