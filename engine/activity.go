@@ -39,10 +39,10 @@ func (x *instance) dispatch(t *token) {
 	t.job = x.nextID
 	j := &jobRun{
 		inst: x.id, token: t.id, job: t.job, attempt: t.attempt, node: t.node,
-		defKey: x.head.DefinitionKey, vars: x.sharedVars(t),
+		defKey: x.head.DefinitionKey, vars: x.sharedVars(t), listener: t.listener,
 	}
 	fx := &x.p.effects
-	if x.e.handlers.has(j.node) || x.e.cfg.Unhandled == JobsNoop {
+	if (j.listener == nil && x.e.handlers.has(j.node)) || x.e.cfg.Unhandled == JobsNoop {
 		t.external = false
 		fx.jobs = append(fx.jobs, j)
 		return
@@ -65,6 +65,10 @@ func (x *instance) jobDone(c command) {
 		return // stale: the activity was interrupted or already done
 	}
 	x.unlockExternal(t)
+	if t.listener != nil {
+		x.listenerDone(t, c.vars)
+		return
+	}
 	x.finishActivity(t, c.vars)
 }
 

@@ -27,6 +27,7 @@ const (
 	EventTaskReleased  EventType = "task.released"
 	EventTaskDelegated EventType = "task.delegated"
 	EventTaskCommented EventType = "task.commented"
+	EventTaskDenied    EventType = "task.denied" // a job listener refused an assignment or completion
 	EventTaskDone      EventType = "task.completed"
 	EventTaskCanceled  EventType = "task.cancelled"
 

@@ -52,7 +52,7 @@ func (x *externalJobs) add(j *jobRun) {
 	}
 	en := &externalEntry{run: j, key: k}
 	x.byKey[k] = en
-	typ := jobType(j.node)
+	typ := j.jobType()
 	x.byType[typ] = append(x.byType[typ], en)
 }
 
@@ -64,7 +64,7 @@ func (x *externalJobs) remove(k string) {
 		return
 	}
 	delete(x.byKey, k)
-	typ := jobType(en.run.node)
+	typ := en.run.jobType()
 	x.byType[typ] = slices.DeleteFunc(x.byType[typ], func(o *externalEntry) bool { return o == en })
 }
 
@@ -88,8 +88,12 @@ func (e *Engine) FetchAndLock(_ context.Context, typ, worker string, max int, lo
 		}
 		en.worker, en.until = worker, now.Add(lock)
 		r := en.run
+		headers := r.node.Job.Headers
+		if r.listener != nil {
+			headers = r.listener.headers()
+		}
 		out = append(out, ExternalJob{Key: en.key, InstanceID: r.inst, ElementID: r.node.ID, Type: typ,
-			Attempt: r.attempt, Variables: r.vars, Headers: r.node.Job.Headers, Worker: worker, LockedUntil: en.until})
+			Attempt: r.attempt, Variables: r.vars, Headers: headers, Worker: worker, LockedUntil: en.until})
 	}
 	return out, nil
 }
@@ -116,6 +120,10 @@ func (e *Engine) CompleteJob(ctx context.Context, key, worker string, vars map[s
 	if err != nil {
 		return err
 	}
+	if r.listener != nil && r.listener.Detached {
+		e.external.remove(key) // a cancelling listener: nothing waits for it
+		return nil
+	}
 	_, err = e.call(ctx, command{kind: cmdJobDone, inst: r.inst, token: r.token, job: r.job, vars: vars})
 	return err
 }
@@ -127,6 +135,10 @@ func (e *Engine) FailJob(ctx context.Context, key, worker, message, errorCode st
 	r, err := e.external.lockedBy(key, worker, e.clock.Now())
 	if err != nil {
 		return err
+	}
+	if r.listener != nil && r.listener.Detached {
+		e.external.remove(key) // a cancelling listener: nothing waits for it
+		return nil
 	}
 	var jobErr error = fmt.Errorf("%s", message)
 	if errorCode != "" {

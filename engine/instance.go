@@ -62,6 +62,7 @@ type token struct {
 	external bool   // the job waits for an external worker
 	outer    uint64 // an instance of a multi-instance activity: the token waiting for all of them
 	taskID   string
+	listener *PendingTransition // a task transition waiting for its job listeners
 	due      *time.Time
 	local    map[string]any
 	incident string
@@ -118,7 +119,7 @@ func restoreInstance(p *partition, s *Snapshot) (*instance, error) {
 			return nil, fmt.Errorf("restoring instance %s: element %q is not in the process", s.ID, ts.ElementID)
 		}
 		t := &token{id: ts.ID, node: n, scope: ts.Scope, status: ts.Status, attempt: ts.Attempt,
-			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident, outer: ts.Outer}
+			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident, outer: ts.Outer, listener: ts.Listener}
 		if ts.Via != "" {
 			t.via = proc.Flow(ts.Via)
 		}
@@ -155,7 +156,7 @@ func (x *instance) snapshot() *Snapshot {
 	s.Tokens = make([]TokenState, len(x.tokens))
 	for i, t := range x.tokens {
 		ts := TokenState{ID: t.id, ElementID: t.node.ID, Scope: t.scope, Status: t.status,
-			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer}
+			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer, Listener: t.listener}
 		if t.via != nil {
 			ts.Via = t.via.ID
 		}

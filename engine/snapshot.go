@@ -43,6 +43,8 @@ type TokenState struct {
 	Local     map[string]any `json:"local,omitempty" bson:"local,omitempty"`
 	Incident  string         `json:"incident,omitempty" bson:"incident,omitempty"`
 	Outer     uint64         `json:"outer,omitempty" bson:"outer,omitempty"` // a multi-instance activity's instance: the token waiting for it
+	// Listener is the task transition the token waits on job listeners for.
+	Listener *PendingTransition `json:"listener,omitempty" bson:"listener,omitempty"`
 }
 
 // ScopeState is a running embedded sub-process: the token that waits for it
@@ -104,6 +106,9 @@ type Task struct {
 	CompletedBy    string         `json:"completedBy,omitempty" bson:"completed_by,omitempty"`
 	Variables      map[string]any `json:"variables,omitempty" bson:"variables,omitempty"` // the instance's variables when created
 	Comments       []TaskComment  `json:"comments,omitempty" bson:"comments,omitempty"`
+	// Pending names a transition (create, assignment, complete) waiting for
+	// the task's job listeners; the task takes no other command meanwhile.
+	Pending string `json:"pending,omitempty" bson:"pending,omitempty"`
 }
 
 // TaskComment is a note left on a task by someone who may see it.

@@ -31,6 +31,7 @@ func (x *instance) createTask(t *token) {
 	if t.outer == 0 {
 		x.armBoundaries(t)
 	}
+	x.awaitListeners(t, task, &PendingTransition{Event: model.ListenCreate})
 }
 
 func (x *instance) newTask(t *token, n *model.Node) (*Task, error) {
@@ -86,7 +87,9 @@ func (x *instance) newTask(t *token, n *model.Node) (*Task, error) {
 	return task, nil
 }
 
-// completeTask finishes a user task with the variables its form produced.
+// completeTask finishes a user task with the variables its form produced,
+// once its listeners agree: scripts at once, job listeners when their jobs
+// complete (the task shows the completion as pending meanwhile).
 func (x *instance) completeTask(id string, c *Completion) error {
 	task, t, err := x.openTask(id)
 	if err != nil {
@@ -107,13 +110,23 @@ func (x *instance) completeTask(id string, c *Completion) error {
 	if task.Assignee == "" {
 		task.Assignee = c.By // claimed and completed in one action
 	}
+	done := *c
+	done.Variables = vars
+	if x.awaitListeners(t, task, &PendingTransition{Event: model.ListenComplete, Completion: &done}) {
+		return nil
+	}
+	x.finishCompletion(t, task, c.By, vars)
+	return nil
+}
+
+// finishCompletion completes the task and moves its token on.
+func (x *instance) finishCompletion(t *token, task *Task, by string, vars map[string]any) {
 	now := x.now
-	task.Status, task.Ended, task.CompletedBy = TaskCompleted, &now, c.By
+	task.Status, task.Ended, task.CompletedBy = TaskCompleted, &now, by
 	delete(x.tasks, task.ID)
 	x.taskChanges = append(x.taskChanges, *task)
-	x.emit(EventTaskDone, t.node, t, map[string]any{"taskId": task.ID, "by": c.By, "variables": vars})
+	x.emit(EventTaskDone, t.node, t, map[string]any{"taskId": task.ID, "by": by, "variables": vars})
 	x.finishActivity(t, vars)
-	return nil
 }
 
 // assignTask changes who holds an open task when it is held by a.Expect
@@ -132,6 +145,18 @@ func (x *instance) assignTask(id string, a *Assignment) error {
 	if err != nil {
 		return err // refused: nothing changed
 	}
+	task.CandidateUsers, task.CandidateGroups, task.Priority = next.CandidateUsers, next.CandidateGroups, next.Priority
+	pending := *a
+	pending.To = next.Assignee
+	if x.awaitListeners(t, task, &PendingTransition{Event: model.ListenAssign, Assignment: &pending}) {
+		return nil
+	}
+	x.applyAssignment(t, task, a, a.Expect, next.Assignee, set)
+	return nil
+}
+
+// applyAssignment gives the task to its new assignee and records why.
+func (x *instance) applyAssignment(t *token, task *Task, a *Assignment, previous, to string, set map[string]any) {
 	typ := EventTaskClaimed
 	switch a.Reason {
 	case AssignRelease:
@@ -139,14 +164,13 @@ func (x *instance) assignTask(id string, a *Assignment) error {
 	case AssignDelegate:
 		typ = EventTaskDelegated
 	}
-	task.Assignee, task.CandidateUsers, task.CandidateGroups, task.Priority = next.Assignee, next.CandidateUsers, next.CandidateGroups, next.Priority
+	task.Assignee = to
 	x.taskChanges = append(x.taskChanges, *task)
-	x.emit(typ, t.node, t, map[string]any{"taskId": task.ID, "assignee": task.Assignee, "by": a.By, "previous": a.Expect})
+	x.emit(typ, t.node, t, map[string]any{"taskId": task.ID, "assignee": to, "by": a.By, "previous": previous})
 	if len(set) > 0 {
 		x.setVars(set)
 		x.emit(EventVariablesChanged, t.node, t, map[string]any{"variables": keys(set), "by": "task listener"})
 	}
-	return nil
 }
 
 // commentTask keeps a person's note on an open task and in the history.
@@ -170,6 +194,9 @@ func (x *instance) openTask(id string) (*Task, *token, error) {
 	if t == nil || t.taskID != id {
 		return nil, nil, fmt.Errorf("task %s: %w", id, ErrTaskNotOpen)
 	}
+	if t.listener != nil {
+		return nil, nil, fmt.Errorf("task %s (%s): %w", id, t.listener.Event, ErrTaskPending)
+	}
 	return task, t, nil
 }
 
@@ -180,6 +207,8 @@ func (x *instance) cancelTask(t *token) {
 		return
 	}
 	_, _ = x.listen(t, task, model.ListenCancel, nil) // the task goes whatever the listener says
+	x.notifyCancelled(t, task)
+	t.listener = nil
 	now := x.now
 	task.Status, task.Ended = TaskCancelled, &now
 	delete(x.tasks, task.ID)

@@ -26,6 +26,17 @@ type jobRun struct {
 	defKey  string
 	vars    map[string]any
 	settled atomic.Bool // its outcome went back to the applier (a lease may run it twice)
+	// A task listener's job (Camunda 8): its own type and headers; a
+	// detached one (cancelling) has no token to report back to.
+	listener *PendingTransition
+}
+
+// jobType is the type workers fetch the job by.
+func (j *jobRun) jobType() string {
+	if j.listener != nil {
+		return j.listener.Type
+	}
+	return jobType(j.node)
 }
 
 // Defaults for the node queues.

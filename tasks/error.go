@@ -59,6 +59,9 @@ func fromEngine(t Task, err error) error {
 	case errors.As(err, &held):
 		return &Error{Status: http.StatusConflict, Code: "task_released",
 			Message: fmt.Sprintf("task %s was released meanwhile: claim it again", t.ID)}
+	case errors.Is(err, engine.ErrTaskPending):
+		return &Error{Status: http.StatusConflict, Code: "task_pending",
+			Message: fmt.Sprintf("task %s waits for its listener jobs to finish: try again in a moment", t.ID)}
 	case errors.Is(err, engine.ErrInstancePaused):
 		return paused(t)
 	case errors.Is(err, engine.ErrTaskNotOpen), errors.Is(err, engine.ErrInstanceEnded):

@@ -53,7 +53,7 @@ func (x *extension) zeebe() {
 		case "executionListeners":
 			x.problem("zeebe:%s %s yet: model the work as a task in the flow", name, unsupportedMarker)
 		case "taskListeners":
-			x.problem("zeebe:taskListeners (job listeners) %s yet: write the listener as a camunda:taskListener with a JavaScript camunda:script", unsupportedMarker)
+			x.zeebeTaskListeners(el)
 		}
 		// Others (calledElement, loopCharacteristics, properties, userTask,
 		// versionTag...) belong to elements reported as unsupported or change
@@ -116,5 +116,34 @@ func (x *extension) linkForm(id, binding, tag string) {
 		}
 	default:
 		x.problem("form binding %q is unknown: use latest, deployment or versionTag", binding)
+	}
+}
+
+// zeebeTaskListeners reads Camunda 8 user task listeners: jobs that the
+// task's creation, assignment and completion wait for. Both 8.6's
+// (create, assignment, complete) and 8.8's (creating, assigning,
+// completing, canceling) event names are read.
+func (x *extension) zeebeTaskListeners(el *element) {
+	events := map[string]string{
+		"creating": model.ListenCreate, "create": model.ListenCreate,
+		"assigning": model.ListenAssign, "assignment": model.ListenAssign,
+		"completing": model.ListenComplete, "complete": model.ListenComplete,
+		"canceling": model.ListenCancel, "cancel": model.ListenCancel,
+	}
+	for _, l := range el.all(nsZeebe, "taskListener") {
+		ev, typ := l.attr("", "eventType"), l.attr("", "type")
+		event, ok := events[ev]
+		switch {
+		case ev == "updating" || ev == "update":
+			x.problem("zeebe:taskListener eventType %q %s: tasks change here only by claim, release and delegation, which run the assigning listeners", ev, unsupportedMarker)
+			continue
+		case !ok:
+			x.problem("zeebe:taskListener eventType %q is unknown: use creating, assigning, completing or canceling", ev)
+			continue
+		case typ == "":
+			x.problem("zeebe:taskListener on %q has no type: name the job type its worker fetches", ev)
+			continue
+		}
+		x.n.Human.JobListeners = append(x.n.Human.JobListeners, model.JobListener{Event: event, Type: typ})
 	}
 }

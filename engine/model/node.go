@@ -89,6 +89,16 @@ type Human struct {
 	// Listeners run JavaScript when the task is created, assigned,
 	// completed or cancelled (Camunda 7 task listeners).
 	Listeners []TaskListener
+	// JobListeners are jobs (Camunda 8 zeebe:taskListener) the task's
+	// creation, assignment and completion wait for, in order; cancelling
+	// notifies them without waiting.
+	JobListeners []JobListener
+}
+
+// JobListener is one Camunda 8 user task listener: a job of Type run on Event.
+type JobListener struct {
+	Event string // ListenCreate, ListenAssign, ListenComplete or ListenCancel
+	Type  string
 }
 
 // TaskListener events.
