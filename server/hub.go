@@ -365,6 +365,12 @@ func taskChange(t engine.EventType) (string, bool) {
 		return "claimed", true
 	case engine.EventTaskReleased:
 		return "released", true
+	case engine.EventTaskDelegated:
+		return "delegated", true
+	case engine.EventTaskCommented:
+		return "commented", true
+	case engine.EventTaskDenied:
+		return "denied", true
 	case engine.EventTaskDone:
 		return "completed", true
 	case engine.EventTaskCanceled:

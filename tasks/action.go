@@ -23,7 +23,7 @@ func Allowed(a Actor, t Task, paused bool) []Action {
 		return []Action{}
 	}
 	var out []Action
-	if !paused {
+	if !paused && t.Pending == "" { // a pending transition waits for its listener jobs
 		switch {
 		case t.Assignee == "":
 			if a.mayClaim(t) {

@@ -38,6 +38,9 @@ func (s *Service) History(ctx context.Context, t Task) ([]HistoryEntry, error) {
 		h.By, _ = e.Detail["by"].(string)
 		h.Assignee, _ = e.Detail["assignee"].(string)
 		h.Text, _ = e.Detail["text"].(string)
+		if e.Type == engine.EventTaskDenied {
+			h.Text, _ = e.Detail["reason"].(string)
+		}
 		if e.Type == engine.EventTaskDone {
 			h.Values, _ = e.Detail["variables"].(map[string]any)
 		}

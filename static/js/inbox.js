@@ -106,6 +106,7 @@ function renderTask(task) {
       task.dueDate ? el('span', { text: ` · due ${fmtTime(task.dueDate)}` }) : null,
       el('span', { class: 'holder', text: holder })),
     task.instancePaused ? el('p', { class: 'notice', text: 'The instance is paused: the task can be worked on once an operator resumes it.' }) : null,
+    task.pending ? el('p', { class: 'notice', id: 'task-pending', text: `Waiting for the task's listeners (${task.pending}); this view updates by itself.` }) : null,
     actions, formBox, extra, err, allowed.has('complete') ? complete : null,
     commentsSection(task), historySection(task)].filter(Boolean));
   detail.dataset.task = task.id;
@@ -114,12 +115,18 @@ function renderTask(task) {
     err.hidden = true;
     const vars = collect(err);
     if (!vars) return;
+    let res;
     try {
-      await api('POST', `/ui/tasks/${encodeURIComponent(task.id)}/complete`, { variables: vars });
+      res = await api('POST', `/ui/tasks/${encodeURIComponent(task.id)}/complete`, { variables: vars });
     } catch (e) {
       err.replaceChildren(el('p', { text: `Not completed: ${e.message}` }),
         ...((e.details || []).map((d) => el('p', { class: 'field-error', text: `${d.label || d.key}: ${d.message}` }))));
       err.hidden = false;
+      return;
+    }
+    if (res && res.pending) { // its listener jobs decide: show it waiting
+      flash(`"${task.name || task.elementId}" waits for its listeners.`);
+      await openTask(task.id);
       return;
     }
     flash(`Completed "${task.name || task.elementId}".`);
@@ -220,9 +227,14 @@ new Live({
   onMessage: (msg) => {
     if (msg.type !== 'task') return;
     refreshSoon();
-    if (msg.task && msg.task.id === openId && ['completed', 'cancelled'].includes(msg.change)) {
+    if (!msg.task || msg.task.id !== openId) return;
+    if (['completed', 'cancelled'].includes(msg.change)) {
       detail.replaceChildren(el('p', { class: 'muted', text: `This task was ${msg.change} meanwhile.` }));
       openId = '';
+    } else if (msg.change === 'denied' || document.getElementById('task-pending')) {
+      // Its listeners decided: show the task as it is now (no typing is lost:
+      // a pending task has no form to fill).
+      openTask(openId);
     }
   },
   poll: () => refreshList().catch((err) => flash(err.message, 'error')),
