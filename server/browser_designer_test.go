@@ -328,3 +328,49 @@ func TestBrowserCamundaAndLinkedForms(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserLinkDeployedForm: a form deployed on its own is listed on the
+// definitions page and can be linked to a user task from the designer's
+// form dialog; the deployed process then shows it in the inbox.
+func TestBrowserLinkDeployedForm(t *testing.T) {
+	srv := startLiveServer(t, withUser(t, "ada", "managers"))
+	b := newBrowser(t)
+	src, err := os.ReadFile("testdata/browser_linked.form")
+	require.NoError(t, err)
+	_, _, err = srv.eng.DeployForm(context.Background(), src, "dora")
+	require.NoError(t, err)
+	file, err := filepath.Abs("testdata/browser_import_form.bpmn")
+	require.NoError(t, err)
+	b.login(b.ctx, srv.url, "ada")
+	b.run(b.ctx, "the form is listed",
+		chromedp.Navigate(srv.url+"/definitions"),
+		chromedp.WaitVisible(`#forms tr[data-form="expense-decision"]`),
+	)
+	b.run(b.ctx, "link it in the designer and deploy",
+		chromedp.Navigate(srv.url+"/designer"),
+		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
+		chromedp.SetUploadFiles(`#file-input`, []string{file}),
+		chromedp.WaitVisible(`.djs-element[data-element-id="review"]`),
+		chromedp.Click(`g.djs-element[data-element-id="review"]`),
+		chromedp.WaitEnabled(`#btn-form`),
+		chromedp.Click(`#btn-form`),
+		waitJS(`!!document.querySelector('#form-linked option[value="expense-decision"]')`),
+		chromedp.SetValue(`#form-linked`, "expense-decision"),
+		chromedp.Click(`#form-link`),
+		waitJS(`(wfpp.modeler.get('elementRegistry').get('review').businessObject.extensionElements.values || [])
+			.some((v) => v.$type === 'zeebe:FormDefinition' && v.formId === 'expense-decision')`),
+		chromedp.Click(`#btn-deploy`),
+		chromedp.WaitVisible(`#deployed-link`),
+	)
+	var inst struct {
+		ID string `json:"id"`
+	}
+	srv.postAs(t, bearer(t, "api-client", nil, time.Hour), "/api/v1/instances", []byte(`{"definition":"import_form"}`), &inst)
+	b.run(b.ctx, "the inbox shows the linked form",
+		chromedp.Navigate(srv.url+"/inbox"),
+		openTask(inst.ID),
+		chromedp.WaitVisible(`#task-form[data-source="linked"] .fjs-form`),
+		waitJS(`[...document.querySelectorAll('#task-form .fjs-form-field label')].map((l) => l.textContent.trim()).join() === 'Note*,OK to pay'`),
+	)
+	b.check()
+}

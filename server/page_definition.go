@@ -79,8 +79,16 @@ func (s *Server) definitionsPage(c *fiber.Ctx) error {
 	}
 	slices.SortFunc(rows, func(a, b web.DefinitionRow) int { return strings.Compare(a.Key, b.Key) })
 	lo, hi, next := pageOffset(c, len(rows), PageSizeDefault)
+	stored, err := s.eng.Store().Forms(ctx)
+	if err != nil {
+		return err
+	}
+	forms := make([]web.FormRow, len(stored))
+	for i, f := range stored {
+		forms[i] = web.FormRow{ID: f.FormID, Version: f.Version, VersionTag: f.VersionTag, Deployed: f.Deployed, Deployer: f.Deployer}
+	}
 	p := s.pageInfo(c, "Definitions", "definitions")
-	return renderPage(c, web.DefinitionsPage(p, rows[lo:hi], pagePager(c, "/definitions", url.Values{}, next, hi-lo)))
+	return renderPage(c, web.DefinitionsPage(p, rows[lo:hi], pagePager(c, "/definitions", url.Values{}, next, hi-lo), forms))
 }
 
 // definitionPage is GET /definitions/:key[?version=n].
