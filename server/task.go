@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"slices"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -12,8 +11,7 @@ import (
 )
 
 // listTasks is GET /api/v1/tasks?instance=&assignee=&user=&group=&status=&limit=&cursor=,
-// by priority then due date. A non-admin sees only tasks assigned to them or
-// unassigned with them or one of their groups among the candidates.
+// by priority then due date, with the visibility rules of tasks.Service.List.
 func (s *Server) listTasks(c *fiber.Ctx) error {
 	f := engine.TaskFilter{
 		InstanceID: c.Query("instance"),
@@ -34,21 +32,9 @@ func (s *Server) listTasks(c *fiber.Ctx) error {
 	default:
 		return badRequest("query parameter \"status\" is %q: use open, completed or cancelled", st)
 	}
-	if a := actorOf(c); !a.Overseer {
-		if f.User != "" && f.User != a.Name {
-			return forbiddenf("only admins list the tasks of another user (query parameter \"user\")")
-		}
-		f.User = a.Name
-		switch {
-		case len(f.Groups) == 0:
-			f.Groups = a.Groups
-		case !slices.Contains(a.Groups, f.Groups[0]):
-			return forbiddenf("you are not in group %q: only admins list the tasks of other groups", f.Groups[0])
-		}
-	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	items, next, err := s.eng.Store().Tasks(ctx, f)
+	items, next, err := s.tasks.List(ctx, actorOf(c).task(), f)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ type Engine interface {
 
 // Reader reads tasks and instance histories from the store.
 type Reader interface {
+	Lister
 	Task(ctx context.Context, id string) (engine.Task, error)
 	Events(ctx context.Context, instanceID string, after uint64, limit int) ([]engine.Event, error)
 }
