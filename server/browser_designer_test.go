@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
@@ -76,6 +77,47 @@ func openTask(instanceID string) chromedp.Action[chromedp.Void] {
 			return false;
 		})()`, sel)),
 	)
+}
+
+// drag drags the element of from onto the element of to with the mouse, as
+// a person does: press, move in steps, release.
+func drag(from, to string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		center := func(sel string) ([2]float64, error) {
+			return chromedp.Evaluate[[2]float64](fmt.Sprintf(`(() => {
+				const r = document.querySelector(%q).getBoundingClientRect();
+				return [r.x + r.width / 2, r.y + r.height / 2];
+			})()`, sel))(ctx, tg)
+		}
+		a, err := center(from)
+		if err != nil {
+			return err
+		}
+		b, err := center(to)
+		if err != nil {
+			return err
+		}
+		mouse := func(typ input.DispatchMouseEventType, x, y float64, buttons int64) error {
+			p := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: buttons, ClickCount: 1}
+			if typ == input.DispatchMouseEventTypeMouseMoved {
+				p.ClickCount = 0
+			}
+			_, err := chromedp.Call(ctx, input.DispatchMouseEvent, p)
+			return err
+		}
+		if err := mouse(input.DispatchMouseEventTypeMousePressed, a[0], a[1], 1); err != nil {
+			return err
+		}
+		const steps = 12
+		for i := 1; i <= steps; i++ {
+			x, y := a[0]+(b[0]-a[0])*float64(i)/steps, a[1]+(b[1]-a[1])*float64(i)/steps
+			if err := mouse(input.DispatchMouseEventTypeMouseMoved, x, y, 1); err != nil {
+				return err
+			}
+			time.Sleep(20 * time.Millisecond) // let the drag library follow, as it would a hand
+		}
+		return mouse(input.DispatchMouseEventTypeMouseReleased, b[0], b[1], 0)
+	})
 }
 
 // contextPad clicks an entry of the context pad of the selected element.
@@ -146,9 +188,10 @@ func TestBrowserDrawFormInboxJourney(t *testing.T) {
 }
 
 // designFormDeployAndWork is the second half of both journeys: the form
-// editor, opened with its button on the user task, gets a text field
-// "Comment" and a checkbox "Approve" (added through the editor's modeling
-// API: form-js's palette is a drag-and-drop list); Apply, Deploy, the form is
+// editor, opened with its button on the user task, gets a text field and a
+// checkbox dragged from its palette with the mouse, labelled "Comment" and
+// "Approve" (keys comment, approved: set through the editor's modeling API,
+// as the properties panel would); Apply, Deploy, the form is
 // still there on reopening; an instance starts over REST; the inbox shows
 // both fields to a member of the candidate group, who fills them and clicks
 // "Complete"; the instance then holds both values and took the approve path
@@ -160,12 +203,18 @@ func designFormDeployAndWork(t *testing.T, srv *liveServer, b *browser, ids map[
 		chromedp.WaitEnabled(`#btn-form`),
 		chromedp.Click(`#btn-form`),
 		chromedp.WaitVisible(`#form-dialog[data-ready="true"] .fjs-editor-container`),
-		js(`(() => {
-			const ed = wfpp.formEditor, modeling = ed.get('modeling'), root = ed._getState().schema;
-			modeling.addFormField({ type: 'textfield', label: 'Comment', key: 'comment' }, root, 0);
-			modeling.addFormField({ type: 'checkbox', label: 'Approve', key: 'approved' }, root, 1);
-		})()`),
+		drag(`#form-editor .fjs-palette-field[data-field-type="textfield"]`, `#form-editor .fjs-form-container`),
 		chromedp.WaitVisible(`#form-editor .fjs-form-field-textfield`),
+		drag(`#form-editor .fjs-palette-field[data-field-type="checkbox"]`, `#form-editor .fjs-form-container`),
+		chromedp.WaitVisible(`#form-editor .fjs-form-field-checkbox`),
+		// Label and key in the editor's properties panel.
+		js(`(() => {
+			const ed = wfpp.formEditor, modeling = ed.get('modeling'), reg = ed.get('formFieldRegistry');
+			const [text] = reg.getAll().filter((f) => f.type === 'textfield');
+			const [box] = reg.getAll().filter((f) => f.type === 'checkbox');
+			modeling.editFormField(text, { label: 'Comment', key: 'comment' });
+			modeling.editFormField(box, { label: 'Approve', key: 'approved' });
+		})()`),
 		chromedp.Click(`#form-save`),
 		waitJS(`!document.getElementById('form-dialog').open`),
 		chromedp.Click(`#btn-deploy`),
