@@ -41,3 +41,31 @@ func TestCamundaFormKeys(t *testing.T) {
 		require.ErrorContains(t, err, tc.want)
 	}
 }
+
+// TestStartEventForms: start events carry forms the same three ways.
+func TestStartEventForms(t *testing.T) {
+	t.Parallel()
+	for name, ext := range map[string]string{
+		"camunda:formData": `<camunda:formData><camunda:formField id="amount" type="long"/></camunda:formData>`,
+		"wf:form":          `<wf:form>{"components":[{"type":"number","key":"amount"}]}</wf:form>`,
+		"zeebe formId":     `<zeebe:formDefinition formId="start-form" bindingType="deployment"/>`,
+	} {
+		src := `<?xml version="1.0"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn"
+  xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0" id="d" targetNamespace="t">
+  <process id="p" isExecutable="true">
+    <startEvent id="s"><extensionElements>` + ext + `</extensionElements></startEvent>
+    <endEvent id="e"/><sequenceFlow id="f" sourceRef="s" targetRef="e"/>
+  </process>
+</definitions>`
+		def, err := bpmn.Parse([]byte(src), bpmn.Options{})
+		require.NoError(t, err, name)
+		h := def.Process("p").Node("s").Human
+		if name == "zeebe formId" {
+			require.Equal(t, "start-form", h.FormID, name)
+			require.Equal(t, "deployment", h.FormBinding, name)
+			continue
+		}
+		require.Contains(t, h.Form, `"key":"amount"`, name)
+	}
+}
