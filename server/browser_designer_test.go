@@ -120,6 +120,26 @@ func drag(from, to string) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// selectShape clicks a diagram element until the modeler has it selected: a
+// click that lands while the canvas still moves after the last change is
+// clicked again, as a person would.
+func selectShape(id string) chromedp.Action[chromedp.Void] {
+	sel := fmt.Sprintf(`g.djs-element[data-element-id=%q]`, id)
+	selected := fmt.Sprintf(`(() => { const s = wfpp.modeler.get('selection').get(); return s.length === 1 && s[0].id === %q && !!document.querySelector('.djs-context-pad.open'); })()`, id)
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		var err error
+		for range 5 {
+			if _, err = chromedp.Click(sel)(ctx, tg); err != nil {
+				return err
+			}
+			if _, err = chromedp.Poll[any](selected, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(2*time.Second))(ctx, tg); err == nil {
+				return nil
+			}
+		}
+		return fmt.Errorf("selecting %s: %w", id, err)
+	})
+}
+
 // contextPad clicks an entry of the context pad of the selected element.
 func contextPad(action string) chromedp.Action[chromedp.Void] {
 	return chromedp.Click(fmt.Sprintf(`.djs-context-pad.open .entry[data-action=%q]`, action))
@@ -142,7 +162,7 @@ func TestBrowserDrawFormInboxJourney(t *testing.T) {
 	b.run(b.ctx, "draw start → task → user task → gateway → two ends",
 		chromedp.Navigate(srv.url+"/designer"),
 		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
-		chromedp.Click(`g.djs-element[data-element-id="StartEvent_1"]`),
+		selectShape("StartEvent_1"),
 		contextPad("append.append-task"),
 		waitJS(`wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:Task').length === 1`),
 		contextPad("replace"),
@@ -158,7 +178,7 @@ func TestBrowserDrawFormInboxJourney(t *testing.T) {
 	gw, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`window.__gw`))
 	require.NoError(t, err)
 	b.run(b.ctx, "second end from the gateway",
-		chromedp.Click(fmt.Sprintf(`g.djs-element[data-element-id=%q]`, gw)),
+		selectShape(gw),
 		contextPad("append.end-event"),
 		waitJS(`wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:EndEvent').length === 2`),
 	)
@@ -174,7 +194,7 @@ func TestBrowserDrawFormInboxJourney(t *testing.T) {
 
 	// The properties panel: the task's candidate group, the flows' conditions.
 	b.run(b.ctx, "candidate group",
-		chromedp.Click(fmt.Sprintf(`g.djs-element[data-element-id=%q]`, ids["task"])),
+		selectShape(ids["task"]),
 		chromedp.WaitVisible(`[data-group-id="group-assignmentDefinition"]`),
 		chromedp.Click(`[data-group-id="group-assignmentDefinition"] .bio-properties-panel-group-header`),
 		chromedp.WaitVisible(`#bio-properties-panel-assignmentDefinitionCandidateGroups`),
@@ -199,7 +219,7 @@ func TestBrowserDrawFormInboxJourney(t *testing.T) {
 func designFormDeployAndWork(t *testing.T, srv *liveServer, b *browser, ids map[string]string) {
 	t.Helper()
 	b.run(b.ctx, "design the form",
-		chromedp.Click(fmt.Sprintf(`g.djs-element[data-element-id=%q]`, ids["task"])),
+		selectShape(ids["task"]),
 		chromedp.WaitEnabled(`#btn-form`),
 		chromedp.Click(`#btn-form`),
 		chromedp.WaitVisible(`#form-dialog[data-ready="true"] .fjs-editor-container`),
@@ -400,7 +420,7 @@ func TestBrowserLinkDeployedForm(t *testing.T) {
 		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
 		chromedp.SetUploadFiles(`#file-input`, []string{file}),
 		chromedp.WaitVisible(`.djs-element[data-element-id="review"]`),
-		chromedp.Click(`g.djs-element[data-element-id="review"]`),
+		selectShape("review"),
 		chromedp.WaitEnabled(`#btn-form`),
 		chromedp.Click(`#btn-form`),
 		waitJS(`!!document.querySelector('#form-linked option[value="expense-decision"]')`),
