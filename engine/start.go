@@ -52,8 +52,13 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*Snapshot, bool, 
 		return nil, false, err
 	}
 	proc := dep.def.Process(req.ProcessID)
-	if proc == nil {
+	switch {
+	case proc == nil && req.ProcessID == "":
+		return nil, false, fmt.Errorf("definition %s has no executable process: mark one isExecutable=\"true\" to run it: %w", rec.ID, ErrInvalidInput)
+	case proc == nil:
 		return nil, false, fmt.Errorf("process %q is not in definition %s: %w", req.ProcessID, rec.ID, ErrNotFound)
+	case !proc.Executable:
+		return nil, false, fmt.Errorf("process %q of definition %s is not executable (isExecutable=\"false\"): it documents and does not run: %w", proc.ID, rec.ID, ErrInvalidInput)
 	}
 	start, err := startNode(proc, req.StartElement)
 	if err != nil {
@@ -121,7 +126,11 @@ func (e *Engine) startByEvent(ctx context.Context, trigger model.Trigger, name s
 		if err != nil {
 			return n, err
 		}
-		for _, s := range dep.def.Main().Starts() {
+		main := dep.def.Main()
+		if main == nil {
+			continue
+		}
+		for _, s := range main.Starts() {
 			if s.Trigger != trigger || startName(s) != name {
 				continue
 			}

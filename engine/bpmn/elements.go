@@ -2,6 +2,8 @@ package bpmn
 
 import (
 	"cmp"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/workflowpp/wfpp/engine/model"
@@ -77,6 +79,8 @@ func (c *converter) definitions(root *element) *model.Definition {
 	}
 	if main := def.Main(); main != nil {
 		def.Key = main.ID
+	} else if len(def.Processes) > 0 {
+		def.Key = def.Processes[0].ID // a model that documents only: it deploys, it does not run
 	}
 	return def
 }
@@ -103,7 +107,11 @@ func (c *converter) scope(s *model.Scope, e *element, sub bool) {
 		name := child.name.Local
 		switch {
 		case name == "sequenceFlow":
-			s.Flows = append(s.Flows, c.flow(child))
+			f := c.flow(child)
+			if f.ID == "" {
+				f.ID = unnamedFlowID(s, f)
+			}
+			s.Flows = append(s.Flows, f)
 		case nodeKinds[name] != model.KindUnknown:
 			s.Nodes = append(s.Nodes, c.node(child))
 		case unsupportedFlowElements[name].kind != model.KindUnknown:
@@ -113,6 +121,19 @@ func (c *converter) scope(s *model.Scope, e *element, sub bool) {
 			c.unknown(cmp.Or(child.id(), s.ID), child)
 		}
 	}
+}
+
+// unnamedFlowID names a sequence flow that has no id (the BPMN schema
+// makes it optional): "source->target", numbered when several such flows
+// join the same pair. A ':' or '>' never stands in an XML id, so it cannot
+// collide with a real one.
+func unnamedFlowID(s *model.Scope, f *model.Flow) string {
+	base := "flow:" + f.SourceID + "->" + f.TargetID
+	id := base
+	for n := 2; slices.ContainsFunc(s.Flows, func(o *model.Flow) bool { return o.ID == id }); n++ {
+		id = fmt.Sprintf("%s#%d", base, n)
+	}
+	return id
 }
 
 // placeholder returns a node standing in for an unsupported flow element, and

@@ -32,10 +32,12 @@ func (d *Definition) Process(id string) *Process {
 }
 
 // Main is the process that runs when a client starts the definition: the one
-// whose id is the key, else the first executable one, else the first.
+// whose id is the key, else the first executable one. A definition whose
+// processes are all non-executable (isExecutable="false": documentation) has
+// none, and never runs.
 func (d *Definition) Main() *Process {
 	for _, p := range d.Processes {
-		if p.ID == d.Key {
+		if p.ID == d.Key && p.Executable {
 			return p
 		}
 	}
@@ -43,9 +45,6 @@ func (d *Definition) Main() *Process {
 		if p.Executable {
 			return p
 		}
-	}
-	if len(d.Processes) > 0 {
-		return d.Processes[0]
 	}
 	return nil
 }

@@ -19,12 +19,13 @@ func Validate(d *Definition, c Checks) Problems {
 		probs.Add(d.Key, "the definition has no process")
 	}
 	for _, p := range d.Processes {
-		if !p.Executable {
-			// A non-executable process documents; only what Link checked applies.
-			continue
-		}
 		v := validator{p: p, c: c, probs: &probs}
 		v.scope(&p.Scope)
+		if !p.Executable {
+			// A non-executable process documents: its structure (starts,
+			// reachability, cycles) is checked, not what running it needs.
+			continue
+		}
 		for _, n := range p.AllNodes {
 			v.node(n)
 		}

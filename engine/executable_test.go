@@ -1,0 +1,35 @@
+package engine_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+// TestNonExecutableProcesses: a process marked isExecutable="false" never
+// runs, and a definition of such processes only has nothing to start; its
+// structure is still checked.
+func TestNonExecutableProcesses(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	key := h.deploy("non_executable")
+	_, _, err := h.e.Start(h.ctx, engine.StartRequest{Definition: key})
+	require.ErrorIs(t, err, engine.ErrInvalidInput)
+	require.ErrorContains(t, err, "no executable process")
+
+	done := h.run("mixed_executable", nil)
+	require.Equal(t, engine.StatusCompleted, done.Status)
+	require.Equal(t, "mixed_executable", done.ProcessID, "the executable process runs, not the first one")
+	_, _, err = h.e.Start(h.ctx, engine.StartRequest{Definition: "mixed_executable", ProcessID: "docs"})
+	require.ErrorContains(t, err, `process "docs" of definition mixed_executable:1 is not executable`)
+
+	src, err := os.ReadFile("testdata/non_executable.bpmn")
+	require.NoError(t, err)
+	unreachable := strings.Replace(string(src), `<task id="t"/>`, `<task id="t"/><task id="island"/>`, 1)
+	_, _, err = h.e.Deploy(h.ctx, engine.DeployRequest{Source: []byte(unreachable)})
+	require.ErrorContains(t, err, "island")
+}
