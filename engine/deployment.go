@@ -136,6 +136,13 @@ func Validate(def *model.Definition) model.Problems {
 			_, err := compileExpr(text)
 			return err
 		},
+		Value: func(text string) error {
+			if script.IsTemplate(text) {
+				return script.CompileTemplate(text)
+			}
+			_, err := compileExpr(text)
+			return err
+		},
 		Script: func(format, src string) error {
 			switch format {
 			case "feel":

@@ -33,3 +33,16 @@ func TestNonExecutableProcesses(t *testing.T) {
 	_, _, err = h.e.Deploy(h.ctx, engine.DeployRequest{Source: []byte(unreachable)})
 	require.ErrorContains(t, err, "island")
 }
+
+// TestValueTemplates: an assignee or candidate that mixes text with ${...}
+// is a template, filled from the variables.
+func TestValueTemplates(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	snap := h.run("assignee_template", map[string]any{"n": 7, "region": "north", "lead": "piggy"})
+	require.Len(t, snap.Tasks, 1)
+	task := snap.Tasks[0]
+	require.Equal(t, "kermit_7", task.Assignee)
+	require.Equal(t, []string{"team-north", "managers"}, task.CandidateGroups)
+	require.Equal(t, []string{"piggy"}, task.CandidateUsers)
+}

@@ -77,7 +77,7 @@ func (x *instance) evalString(vars map[string]any, text string) (string, error) 
 	if !model.IsExpression(text) {
 		return text, nil
 	}
-	v, err := x.eval(vars, text)
+	v, err := x.evalValue(vars, text)
 	if err != nil {
 		return "", err
 	}
@@ -88,9 +88,9 @@ func (x *instance) evalString(vars map[string]any, text string) (string, error) 
 // list or a comma-separated string.
 func (x *instance) evalList(vars map[string]any, list []string) ([]string, error) {
 	if len(list) != 1 || !model.IsExpression(list[0]) {
-		return slices.Clone(append([]string{}, list...)), nil
+		return x.evalEach(vars, list)
 	}
-	v, err := x.eval(vars, list[0])
+	v, err := x.evalValue(vars, list[0])
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +107,28 @@ func (x *instance) evalList(vars map[string]any, list []string) ([]string, error
 		return splitList(v), nil
 	}
 	return []string{stringify(v)}, nil
+}
+
+// evalValue evaluates a value: an expression, or a template that mixes text
+// with ${...} placeholders ("kermit_${n}").
+func (x *instance) evalValue(vars map[string]any, text string) (any, error) {
+	if script.IsTemplate(text) {
+		return x.e.eval.Template(x.ctx, text, vars)
+	}
+	return x.eval(vars, text)
+}
+
+// evalEach fills the templates among the items of a list ("team-${region}").
+func (x *instance) evalEach(vars map[string]any, list []string) ([]string, error) {
+	out := make([]string, 0, len(list))
+	for _, item := range list {
+		s, err := x.evalString(vars, item)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 func splitList(s string) []string {

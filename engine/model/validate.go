@@ -4,8 +4,12 @@ package model
 // engine supplies them; a nil func skips that check.
 type Checks struct {
 	Expression func(text string) error
-	Script     func(format, source string) error
-	Timer      func(t *Timer) error
+	// Value checks a value that may be an expression or a template mixing
+	// text and ${...} (assignees, candidates, priorities, correlation keys);
+	// Expression when nil.
+	Value  func(text string) error
+	Script func(format, source string) error
+	Timer  func(t *Timer) error
 }
 
 // Validate reports everything wrong with a linked definition, each problem
@@ -319,10 +323,14 @@ func (v *validator) mapping(id, dir string, m Mapping) {
 
 // expr checks text when it is an expression (=expr or ${...}); plain values are literals.
 func (v *validator) expr(id, what, text string) {
-	if text == "" || v.c.Expression == nil || !IsExpression(text) {
+	check := v.c.Value
+	if check == nil {
+		check = v.c.Expression
+	}
+	if text == "" || check == nil || !IsExpression(text) {
 		return
 	}
-	if err := v.c.Expression(text); err != nil {
+	if err := check(text); err != nil {
 		v.add(id, "%s: %v", what, err)
 	}
 }

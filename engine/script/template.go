@@ -150,3 +150,24 @@ func (c templateCacheT) get(text string) *template {
 }
 
 func (c templateCacheT) put(text string, t *template) { c.c.putAny(text, t) }
+
+// IsTemplate reports whether text mixes literal text with ${...}
+// placeholders ("kermit_${n}", "team-${region}"), rather than being one
+// expression ("${n}", "=n") or plain text.
+func IsTemplate(text string) bool {
+	if strings.HasPrefix(text, "=") || !strings.Contains(text, "${") {
+		return false
+	}
+	t, err := parseTemplate(text)
+	if err != nil {
+		return true // a broken template: CompileTemplate says what is wrong
+	}
+	return len(t.progs) > 1 || t.lits[0] != "" || t.lits[len(t.lits)-1] != ""
+}
+
+// CompileTemplate compiles the placeholders of a template, reporting the
+// first that does not compile.
+func CompileTemplate(text string) error {
+	_, err := parseTemplate(text)
+	return err
+}
