@@ -64,10 +64,27 @@ func (v *validator) scope(s *Scope) {
 	}
 	v.reachability(s, starts)
 	v.cycles(s)
+	v.linkTargets(s)
 	for _, n := range s.Nodes {
 		if n.Body != nil {
 			v.scope(n.Body)
 		}
+	}
+}
+
+// linkTargets refuses two link catch events of one name in a scope: a link
+// name has one target (BPMN §10.4.5).
+func (v *validator) linkTargets(s *Scope) {
+	first := map[string]string{}
+	for _, n := range s.Nodes {
+		if n.Kind != KindIntermediateCatchEvent || n.Trigger != TriggerLink {
+			continue
+		}
+		if id, ok := first[n.LinkName]; ok {
+			v.add(n.ID, "link catch events %q and %q share the name %q: a link has one target, rename one", id, n.ID, n.LinkName)
+			continue
+		}
+		first[n.LinkName] = n.ID
 	}
 }
 
