@@ -40,8 +40,9 @@
 //   - dataObject, dataObjectReference, dataStore(Reference), ioSpecification,
 //     property, dataInput/Output(Association), itemDefinition: data is held in
 //     instance variables and moved by input/output mappings.
-//   - resourceRole, performer, potentialOwner, resource: BPMN's own assignment
-//     is rarely executable as written; use the assignee attributes.
+//   - resourceRole, performer, resource: BPMN's own assignment beyond what
+//     Camunda 7 reads. humanPerformer (the assignee) and potentialOwner
+//     ("user(a), group(b), c": candidates) on user tasks are read.
 //   - interface, operation, endPoint, partnerEntity/Role, import, global tasks,
 //     correlationProperty: only reached through elements reported as
 //     unsupported (call activities, web-service bindings).

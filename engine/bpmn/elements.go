@@ -182,6 +182,8 @@ func (c *converter) node(e *element) *model.Node {
 	case model.KindSubProcess:
 		n.Body = &model.Scope{ID: n.ID}
 		c.scope(n.Body, e, true)
+	case model.KindUserTask:
+		resourceAssignments(n, e)
 	}
 	if n.Kind.IsActivity() && e.attr("", "isForCompensation") == "true" {
 		c.unsupported(n.ID, e, "compensation handler (isForCompensation)", "undo work explicitly on an error path")

@@ -34,3 +34,14 @@ func TestDuplicateLinkCatch(t *testing.T) {
 	require.Equal(t, "catchB", probs[0].ElementID)
 	require.Contains(t, probs[0].Message, `link catch events "catchA" and "catchB" share the name "jump"`)
 }
+
+// TestResourceAssignment: humanPerformer and potentialOwner set the assignee
+// and the candidates, as Camunda 7 reads them.
+func TestResourceAssignment(t *testing.T) {
+	t.Parallel()
+	p := valid(t, "resource_assignment.bpmn")
+	require.Equal(t, "kermit", node(t, p, "performer").Human.Assignee)
+	owners := node(t, p, "owners").Human
+	require.Equal(t, []string{"piggy"}, owners.CandidateUsers)
+	require.Equal(t, []string{"management", "accounting"}, owners.CandidateGroups)
+}
