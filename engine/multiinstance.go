@@ -59,7 +59,10 @@ func (x *instance) miItems(t *token, mi *model.MultiInstance) ([]any, error) {
 			return nil, fmt.Errorf("input collection: %w", err)
 		}
 		list, ok := v.([]any)
-		if !ok && v != nil {
+		switch {
+		case v == nil:
+			return nil, fmt.Errorf("input collection %q gave null, not a list: set the variable (an empty list runs no instance)", mi.Collection)
+		case !ok:
 			return nil, fmt.Errorf("input collection %q gave %T, not a list", mi.Collection, v)
 		}
 		return list, nil

@@ -82,6 +82,17 @@ func TestMultiInstance(t *testing.T) {
 		snap := h.requireStatus(inst.ID, engine.StatusCompleted)
 		require.Equal(t, []any{}, snap.Variables["prices"])
 	})
+	for name, items := range map[string]any{"null collection": nil, "not a list": "a,b"} {
+		t.Run(name+" is an incident", func(t *testing.T) {
+			t.Parallel()
+			h := setup(t)
+			h.e.RegisterHandler("price", prices)
+			inst := h.run("multi_instance", map[string]any{"items": items, "approvers": []any{}})
+			snap := h.requireStatus(inst.ID, engine.StatusIncident)
+			require.Len(t, snap.Incidents, 1)
+			require.Contains(t, snap.Incidents[0].Message, `input collection "=items" gave`)
+		})
+	}
 }
 
 func number(v any) (float64, error) {
