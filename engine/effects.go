@@ -25,6 +25,13 @@ type timerArm struct {
 }
 
 func (f *effects) run(e *Engine) {
+	// A thrown signal reaches the subscriptions that existed when it was
+	// thrown, not those its own round opened (a catch right after the throw
+	// waits for the next one).
+	thrown := make([][]messageSub, len(f.signals))
+	for i, name := range f.signals {
+		thrown[i] = e.messages.all(signalSub(name, "", 0).name)
+	}
 	for _, t := range f.stops {
 		t.Stop()
 	}
@@ -55,11 +62,12 @@ func (f *effects) run(e *Engine) {
 		e.busy.Add(1)
 		e.workers.dispatch(j)
 	}
-	for _, name := range f.signals {
+	for i, name := range f.signals {
+		subs := thrown[i]
 		e.busy.Add(1)
 		go func() {
 			defer e.done()
-			if _, err := e.Signal(e.ctx, name, nil); err != nil {
+			if err := e.broadcast(e.ctx, name, subs); err != nil {
 				e.cfg.Logger.Error("broadcasting signal", "signal", name, "err", err)
 			}
 		}()

@@ -69,6 +69,14 @@ func (m *messageIndex) candidates(name, key string) []messageSub {
 	return out
 }
 
+// all returns every subscription of a name without correlation key (the
+// signal subscriptions), copied.
+func (m *messageIndex) all(name string) []messageSub {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.subs[name+"\x00"])
+}
+
 // Correlate delivers a message to every instance waiting for it (one
 // subscription each) and returns how many took it. When none waits, a
 // deployed definition with a message start event of that name is started

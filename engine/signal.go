@@ -41,11 +41,25 @@ func (e *Engine) Signal(ctx context.Context, name string, vars map[string]any) (
 	return n + started, err
 }
 
-// signalArrived fires every subscription of the instance waiting for the signal.
+// broadcast delivers a signal thrown by a process to the subscriptions that
+// existed when it was thrown, then starts the definitions it starts.
+func (e *Engine) broadcast(ctx context.Context, name string, subs []messageSub) error {
+	for _, s := range subs {
+		_, err := e.call(ctx, command{kind: cmdSignal, inst: s.inst, text: name, sub: s.sub})
+		if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrInstanceEnded) {
+			return err
+		}
+	}
+	_, err := e.startByEvent(ctx, model.TriggerSignal, name, nil, "")
+	return err
+}
+
+// signalArrived fires every subscription of the instance waiting for the
+// signal, or only the one a process's throw reached (c.sub).
 func (x *instance) signalArrived(c command) error {
 	var subs []*Subscription
 	for _, s := range x.subs {
-		if s.Signal == c.text {
+		if s.Signal == c.text && (c.sub == 0 || s.ID == c.sub) {
 			subs = append(subs, s)
 		}
 	}

@@ -41,6 +41,20 @@ func TestSignals(t *testing.T) {
 		require.NoError(t, err)
 		require.Zero(t, n, "nothing waits any more; not an error")
 	})
+	t.Run("a throw does not reach a catch that opens after it", func(t *testing.T) {
+		t.Parallel()
+		h := setup(t)
+		key := h.deploy("signal_throw_then_catch")
+		first := h.start(key, nil)
+		h.requireStatus(first.ID, engine.StatusWaiting)
+		// The second instance's throw reaches the first one, which waited
+		// before it; its own catch opens after its throw and waits.
+		second := h.start(key, nil)
+		h.idle()
+		h.requireStatus(first.ID, engine.StatusCompleted)
+		h.requireStatus(second.ID, engine.StatusWaiting)
+		require.NotContains(t, h.elements(second.ID, engine.EventElementCompleted), "catch")
+	})
 	t.Run("start event", func(t *testing.T) {
 		t.Parallel()
 		h := setup(t)
