@@ -102,8 +102,12 @@ func (x *instance) jobFailed(c command) {
 	}
 	if b := catchAllErrorBoundary(n); b != nil {
 		x.emit(EventErrorThrown, n, t, map[string]any{"error": msg, "boundary": b.ID})
-		x.interrupt(t)
-		x.work = append(x.work, step{tok: t, node: b})
+		holder := x.activityToken(t)
+		if holder != t {
+			x.removeToken(t)
+		}
+		x.interrupt(holder)
+		x.work = append(x.work, step{tok: holder, node: b})
 		return
 	}
 	inc := x.incidentAt(t, "job", fmt.Sprintf("%s failed after %d attempt(s): %s", jobType(n), t.attempt, msg), phaseJob)

@@ -82,6 +82,22 @@ func TestMultiInstance(t *testing.T) {
 		snap := h.requireStatus(inst.ID, engine.StatusCompleted)
 		require.Equal(t, []any{}, snap.Variables["prices"])
 	})
+	t.Run("an error boundary on the activity ends every instance", func(t *testing.T) {
+		t.Parallel()
+		h := setup(t)
+		h.e.RegisterHandler("check", engine.HandlerFunc(func(_ context.Context, j *engine.Job) (map[string]any, error) {
+			if j.Variables["item"] == "b" {
+				return nil, engine.ThrowError("BAD_ITEM", "item b is bad")
+			}
+			return nil, nil
+		}))
+		inst := h.run("multi_instance_error", map[string]any{"items": []any{"a", "b", "c"}})
+		snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+		require.Empty(t, snap.Tokens)
+		done := h.elements(inst.ID, engine.EventElementCompleted)
+		require.Contains(t, done, "rejected")
+		require.NotContains(t, done, "ok")
+	})
 	for name, items := range map[string]any{"null collection": nil, "not a list": "a,b"} {
 		t.Run(name+" is an incident", func(t *testing.T) {
 			t.Parallel()

@@ -84,6 +84,7 @@ func (x *instance) throwError(t *token, n *model.Node, code, message string) {
 		holder, act = x.scopeOwner(t.scope)
 	}
 	for act != nil && holder != nil {
+		holder = x.activityToken(holder)
 		if b := errorBoundary(act, code); b != nil {
 			if holder != t {
 				x.removeToken(t)
@@ -96,6 +97,18 @@ func (x *instance) throwError(t *token, n *model.Node, code, message string) {
 		holder, act = x.scopeOwner(holder.scope)
 	}
 	x.incidentAt(t, "error", fmt.Sprintf("unhandled BPMN error %q thrown by %q: %s; add an error boundary event that catches it", code, n.ID, message), phaseEnter)
+}
+
+// activityToken returns the token that stands for the whole activity: for an
+// instance of a multi-instance activity the token waiting for all of them,
+// whose boundary events end the whole activity; else t itself.
+func (x *instance) activityToken(t *token) *token {
+	if t.outer != 0 {
+		if o := x.token(t.outer); o != nil {
+			return o
+		}
+	}
+	return t
 }
 
 // scopeOwner returns the token waiting at the sub-process that holds scope id.
