@@ -46,3 +46,19 @@ func TestValueTemplates(t *testing.T) {
 	require.Equal(t, []string{"team-north", "managers"}, task.CandidateGroups)
 	require.Equal(t, []string{"piggy"}, task.CandidateUsers)
 }
+
+// TestErrorVariables: a catch puts the error's code and message (not its
+// name) in the variables it names; an errorRef naming no error is the code.
+func TestErrorVariables(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	snap := h.run("error_variables", map[string]any{"raw": false})
+	snap = h.requireStatus(snap.ID, engine.StatusCompleted)
+	require.Equal(t, "LIMIT", snap.Variables["code"])
+	require.Equal(t, "over the limit", snap.Variables["why"])
+	require.NotContains(t, snap.Variables, "errorCode", "the catch named its variables")
+
+	raw := h.run("error_variables", map[string]any{"raw": true})
+	raw = h.requireStatus(raw.ID, engine.StatusCompleted)
+	require.Equal(t, "RAW_CODE", raw.Variables["code"])
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -90,7 +91,7 @@ func (x *instance) throwError(t *token, n *model.Node, code, message string) {
 				x.removeToken(t)
 			}
 			x.interrupt(holder)
-			x.setVars(map[string]any{"errorCode": code, "errorMessage": message})
+			x.setVars(map[string]any{cmp.Or(b.ErrorCodeVariable, "errorCode"): code, cmp.Or(b.ErrorMessageVariable, "errorMessage"): message})
 			x.work = append(x.work, step{tok: holder, node: b})
 			return
 		}

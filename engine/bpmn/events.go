@@ -28,13 +28,16 @@ func (c *converter) eventDefinition(n *model.Node, d *element) {
 	case "errorEventDefinition":
 		n.Trigger = model.TriggerError
 		if r := d.attr("", "errorRef"); r != "" { // none on a boundary event catches every error
-			e := c.errors[ref(r)]
-			if e == nil {
-				c.probs.Add(n.ID, "errorRef %q does not name an error: define <error id=%q errorCode=...>", r, ref(r))
-				return
+			if e := c.errors[ref(r)]; e != nil {
+				n.ErrorCode = e.attr("", "errorCode")
+				n.ErrorMessage = cmp.Or(d.attr(nsCamunda, "errorMessage"), e.attr(nsCamunda, "errorMessage"))
+			} else {
+				n.ErrorCode = ref(r) // Camunda 7 reads an errorRef naming no error as the code itself
 			}
-			n.ErrorCode, n.ErrorMessage = e.attr("", "errorCode"), e.attr("", "name")
 		}
+		// The variables a catch puts the caught error's code and message in.
+		n.ErrorCodeVariable = cmp.Or(d.attr(nsCamunda, "errorCodeVariable"), d.attr(nsZeebe, "errorCodeVariable"))
+		n.ErrorMessageVariable = cmp.Or(d.attr(nsCamunda, "errorMessageVariable"), d.attr(nsZeebe, "errorMessageVariable"))
 	case "terminateEventDefinition":
 		n.Trigger = model.TriggerTerminate
 	case "linkEventDefinition":

@@ -167,7 +167,9 @@ func TestParseEvents(t *testing.T) {
 		}},
 		{"notFoundError", func(t *testing.T, n *model.Node) {
 			require.Equal(t, "NOT_FOUND", n.ErrorCode)
-			require.Equal(t, "Not found", n.ErrorMessage)
+			require.Equal(t, "the order does not exist", n.ErrorMessage, "the error's message, not its name")
+			require.Equal(t, "whatCode", n.ErrorCodeVariable)
+			require.Equal(t, "whatMessage", n.ErrorMessageVariable)
 		}},
 		{"fail", func(t *testing.T, n *model.Node) {
 			require.Equal(t, model.TriggerError, n.Trigger)
@@ -475,7 +477,6 @@ func TestParseReferences(t *testing.T) {
 		{"orphan", `attachedToRef "ghost" does not exist`},
 		{"wait", `messageRef "noMessage" does not name a message`},
 		{"signal", `signalRef "noSignal" does not name a signal`},
-		{"fail", `errorRef "noError" does not name an error`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id+"/"+tt.want, func(t *testing.T) {

@@ -26,12 +26,17 @@ type Node struct {
 	Message      *Message
 	ErrorCode    string // error end event: the code thrown; error boundary: the code caught ("" catches all)
 	ErrorMessage string
-	LinkName     string // link events pair a throw and a catch by name
-	SignalName   string
-	AttachedToID string // boundary events
-	AttachedTo   *Node
-	Interrupting bool    // boundary events: cancel the activity when they fire
-	Boundaries   []*Node // activities: the boundary events attached to them
+	// ErrorCodeVariable and ErrorMessageVariable name the variables an error
+	// catch sets to the caught error's code and message (errorCode and
+	// errorMessage when empty).
+	ErrorCodeVariable    string
+	ErrorMessageVariable string
+	LinkName             string // link events pair a throw and a catch by name
+	SignalName           string
+	AttachedToID         string // boundary events
+	AttachedTo           *Node
+	Interrupting         bool    // boundary events: cancel the activity when they fire
+	Boundaries           []*Node // activities: the boundary events attached to them
 
 	// Activities.
 	Job     Job    // service tasks
