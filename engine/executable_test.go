@@ -62,3 +62,18 @@ func TestErrorVariables(t *testing.T) {
 	raw = h.requireStatus(raw.ID, engine.StatusCompleted)
 	require.Equal(t, "RAW_CODE", raw.Variables["code"])
 }
+
+// TestImplicitEndAndUnsupportedReceive: a parallel gateway without outgoing
+// flows is an implicit end; a receive task without a message is refused as
+// not supported, with the reason, not as a modelling error.
+func TestImplicitEndAndUnsupportedReceive(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	done := h.run("parallel_sink", nil)
+	h.requireStatus(done.ID, engine.StatusCompleted)
+
+	src := `<?xml version="1.0"?><definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <process id="r" isExecutable="true"><startEvent id="s"/><receiveTask id="wait"/><sequenceFlow id="f" sourceRef="s" targetRef="wait"/></process></definitions>`
+	_, _, err := h.e.Deploy(h.ctx, engine.DeployRequest{Source: []byte(src)})
+	require.ErrorContains(t, err, "wait: a receive task without a message is not supported")
+}

@@ -188,7 +188,7 @@ func (v *validator) node(n *Node) {
 		if in == 0 {
 			v.add(n.ID, "a %s needs at least one incoming sequence flow", n.Kind)
 		}
-		if out == 0 {
+		if out == 0 && n.Kind != KindParallelGateway { // a parallel gateway with none ends its tokens: an implicit end
 			v.add(n.ID, "a %s needs at least one outgoing sequence flow", n.Kind)
 		}
 	case KindEventBasedGateway:
@@ -241,7 +241,7 @@ func (v *validator) trigger(n *Node) {
 			break // a message throw sends; it needs no subscription
 		}
 		if n.Message == nil || n.Message.Name == "" {
-			v.add(n.ID, "the message event has no message name: reference a message with a name")
+			v.add(n.ID, "a message catch event without a message is not supported: it could only be triggered by its id through an API Workflow++ does not have; reference a message (messageRef) to correlate it")
 		} else {
 			v.expr(n.ID, "correlation key", n.Message.CorrelationKey)
 		}
@@ -259,7 +259,7 @@ func (v *validator) trigger(n *Node) {
 	}
 	if n.Kind == KindReceiveTask {
 		if n.Message == nil || n.Message.Name == "" {
-			v.add(n.ID, "the receive task has no message name: reference a message with a name")
+			v.add(n.ID, "a receive task without a message is not supported: Camunda 7 triggers it by its id through its Java API, which Workflow++ does not have; reference a message (messageRef) to correlate it")
 		} else {
 			v.expr(n.ID, "correlation key", n.Message.CorrelationKey)
 		}
