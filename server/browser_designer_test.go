@@ -140,9 +140,32 @@ func selectShape(id string) chromedp.Action[chromedp.Void] {
 	})
 }
 
-// contextPad clicks an entry of the context pad of the selected element.
-func contextPad(action string) chromedp.Action[chromedp.Void] {
-	return chromedp.Click(fmt.Sprintf(`.djs-context-pad.open .entry[data-action=%q]`, action))
+// padAction clicks an entry of the selected element's context pad until
+// done holds: a click that lands while the pad is being redrawn reaches the
+// canvas instead, which drops the selection; then the element is selected
+// again and the entry clicked again.
+func padAction(action, done string) chromedp.Action[chromedp.Void] {
+	entry := fmt.Sprintf(`.djs-context-pad.open .entry[data-action=%q]`, action)
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		cur, err := chromedp.Evaluate[string](`wfpp.modeler.get('selection').get()[0]?.id || ''`)(ctx, tg)
+		if err != nil {
+			return err
+		}
+		for i := range 5 {
+			if i > 0 {
+				if _, err := selectShape(cur)(ctx, tg); err != nil {
+					return err
+				}
+			}
+			if _, err = chromedp.Click(entry)(ctx, tg); err != nil {
+				return err
+			}
+			if _, err = chromedp.Poll[any](done, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(2*time.Second))(ctx, tg); err == nil {
+				return nil
+			}
+		}
+		return fmt.Errorf("context pad %s: %w", action, err)
+	})
 }
 
 // TestBrowserDrawFormInboxJourney is the journey of a process designer and
@@ -163,24 +186,20 @@ func TestBrowserDrawFormInboxJourney(t *testing.T) {
 		chromedp.Navigate(srv.url+"/designer"),
 		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
 		selectShape("StartEvent_1"),
-		contextPad("append.append-task"),
-		waitJS(`wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:Task').length === 1`),
-		contextPad("replace"),
+		padAction("append.append-task", `wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:Task').length === 1`),
+		padAction("replace", `!!document.querySelector('.djs-popup .entry[data-id="replace-with-user-task"]')`),
 		chromedp.Click(`.djs-popup .entry[data-id="replace-with-user-task"]`),
 		waitJS(`wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:UserTask').length === 1`),
-		contextPad("append.gateway"),
-		waitJS(`wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:ExclusiveGateway').length === 1`),
+		padAction("append.gateway", `wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:ExclusiveGateway').length === 1`),
 		js(`window.__gw = wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:ExclusiveGateway')[0].id`),
-		contextPad("append.end-event"),
-		waitJS(`wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:EndEvent').length === 1`),
+		padAction("append.end-event", `wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:EndEvent').length === 1`),
 	)
 	// Back to the gateway for the second end.
 	gw, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`window.__gw`))
 	require.NoError(t, err)
 	b.run(b.ctx, "second end from the gateway",
 		selectShape(gw),
-		contextPad("append.end-event"),
-		waitJS(`wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:EndEvent').length === 2`),
+		padAction("append.end-event", `wfpp.modeler.get('elementRegistry').filter((e) => e.type === 'bpmn:EndEvent').length === 2`),
 	)
 	ids, err := chromedp.Run(b.ctx, chromedp.Evaluate[map[string]string](`(() => {
 		const reg = wfpp.modeler.get('elementRegistry');
