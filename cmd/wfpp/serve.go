@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -22,13 +23,19 @@ import (
 //go:embed sample/approval.bpmn
 var sampleBPMN []byte
 
-// serveAddrDefault is where wfpp serve listens without --addr or WFPP_ADDR.
-const serveAddrDefault = ":8080"
+// Where wfpp serve listens without --addr or WFPP_ADDR: on loopback only in
+// the local profile (no identity: every request acts as an admin), on every
+// interface once users are configured.
+const (
+	serveAddrLocalDefault = "127.0.0.1:8080"
+	serveAddrDefault      = ":8080"
+)
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", envOr("WFPP_ADDR", serveAddrDefault), "address to listen on (env WFPP_ADDR)")
+	addr := fs.String("addr", os.Getenv("WFPP_ADDR"),
+		"address to listen on (env WFPP_ADDR; default "+serveAddrLocalDefault+" in the local profile, "+serveAddrDefault+" with users configured)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: wfpp serve [--addr HOST:PORT]")
 		fmt.Fprintln(stderr, "\nEnvironment:")
@@ -86,6 +93,12 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 		return fmt.Errorf("identity (WFPP_IDENTITY_FILE, WFPP_USERS, WFPP_JWT_SECRET): %w", err)
 	}
 	log.Info(identity.Describe())
+	local := identity.WithDefaults().Local
+	addr, exposed := listenAddr(addr, local)
+	if exposed {
+		log.Warn("THE LOCAL PROFILE LISTENS BEYOND LOOPBACK: anyone who reaches "+addr+" acts as an admin without logging in; configure users (WFPP_IDENTITY_FILE) or listen on 127.0.0.1",
+			"addr", addr)
+	}
 	srv, err := server.New(server.Config{Engine: eng, Logger: log, Identity: identity})
 	if err != nil {
 		return err
@@ -132,9 +145,19 @@ func deploySample(ctx context.Context, eng *engine.Engine, log *slog.Logger) err
 	return nil
 }
 
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
+// listenAddr picks the address to listen on and says whether the local
+// profile would be reachable from other machines there.
+func listenAddr(addr string, local bool) (string, bool) {
+	switch {
+	case addr == "" && local:
+		return serveAddrLocalDefault, false
+	case addr == "":
+		return serveAddrDefault, false
 	}
-	return def
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || !local {
+		return addr, false
+	}
+	ip := net.ParseIP(host)
+	return addr, host != "localhost" && (ip == nil || !ip.IsLoopback())
 }
