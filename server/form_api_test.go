@@ -86,3 +86,15 @@ func TestStartForm(t *testing.T) {
 	requireEnvelope(t, f.json(http.MethodGet, "/api/v1/definitions/required_form/start-form", nil, nil), http.StatusNotFound, "no_start_form")
 	requireEnvelope(t, f.json(http.MethodGet, "/api/v1/definitions/approval/start-form?version=x", nil, nil), http.StatusBadRequest, "invalid_input")
 }
+
+// TestHugeAttributeRefused: a BPMN whose name attribute is 9 MiB is refused
+// with 413 naming the attribute, and nothing is stored.
+func TestHugeAttributeRefused(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	src := `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t"><process id="huge" name="` +
+		strings.Repeat("x", 9<<20) + `" isExecutable="true"><startEvent id="s"/></process></definitions>`
+	e := requireEnvelope(t, f.do(http.MethodPost, "/api/v1/definitions", "application/xml", []byte(src), nil), http.StatusRequestEntityTooLarge, "payload_too_large")
+	require.Contains(t, e.Error.Message, `attribute "name" of <process id="huge">`)
+	requireEnvelope(t, f.json(http.MethodGet, "/api/v1/definitions/huge", nil, nil), http.StatusNotFound, "not_found")
+}

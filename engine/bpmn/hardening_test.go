@@ -64,6 +64,18 @@ func TestParseHardening(t *testing.T) {
 		{name: "unknown encoding", data: []byte(`<?xml version="1.0" encoding="EBCDIC"?><definitions/>`), want: `encoding "EBCDIC" is not supported`},
 		{name: "negative size", data: nested(1), opts: bpmn.Options{MaxBytes: -1}, want: "MaxBytes is -1"},
 		{name: "negative depth", data: nested(1), opts: bpmn.Options{MaxDepth: -1}, want: "MaxDepth is -1"},
+		{name: "negative value", data: nested(1), opts: bpmn.Options{MaxValue: -1}, want: "MaxValue is -1"},
+		{
+			name: "9 MiB attribute",
+			data: []byte(`<definitions xmlns="` + bpmnNS + `"><process id="p" name="` + strings.Repeat("x", 9<<20) + `"/></definitions>`),
+			is:   bpmn.ErrTooLarge, want: `attribute "name" of <process id="p"> has 9437184 bytes, the limit is 65536`,
+		},
+		{
+			name: "long text",
+			data: []byte(`<definitions xmlns="` + bpmnNS + `"><process id="p"><documentation>` + strings.Repeat("y", 70<<10) + `</documentation></process></definitions>`),
+			is:   bpmn.ErrTooLarge, want: `the text of <documentation id=""> has more than 65536 bytes`,
+		},
+		{name: "value over the option", data: []byte(`<definitions xmlns="` + bpmnNS + `" id="abcdefghij"/>`), opts: bpmn.Options{MaxValue: 8}, is: bpmn.ErrTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,8 +137,8 @@ func TestParseLatin1(t *testing.T) {
 
 func TestOptionsWithDefaults(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, bpmn.Options{MaxBytes: bpmn.MaxBytesDefault, MaxDepth: bpmn.MaxDepthDefault}, bpmn.Options{}.WithDefaults())
-	require.Equal(t, bpmn.Options{MaxBytes: 5, MaxDepth: 6}, bpmn.Options{MaxBytes: 5, MaxDepth: 6}.WithDefaults())
+	require.Equal(t, bpmn.Options{MaxBytes: bpmn.MaxBytesDefault, MaxDepth: bpmn.MaxDepthDefault, MaxValue: bpmn.MaxValueDefault}, bpmn.Options{}.WithDefaults())
+	require.Equal(t, bpmn.Options{MaxBytes: 5, MaxDepth: 6, MaxValue: 7}, bpmn.Options{MaxBytes: 5, MaxDepth: 6, MaxValue: 7}.WithDefaults())
 	require.Equal(t, int64(10<<20), bpmn.MaxBytesDefault)
 }
 

@@ -16,18 +16,21 @@ import (
 const (
 	MaxBytesDefault int64 = 10 << 20 // 10 MiB
 	MaxDepthDefault       = 200
+	MaxValueDefault       = 64 << 10 // 64 KiB: an attribute's value, an element's text
 )
 
 // Options limit what Parse accepts. The zero value means the defaults.
 type Options struct {
 	MaxBytes int64 // largest document accepted, in bytes
 	MaxDepth int   // deepest element nesting accepted
+	MaxValue int   // longest attribute value or element text, in bytes (scripts and forms included)
 }
 
 // WithDefaults fills what is unset.
 func (o Options) WithDefaults() Options {
 	o.MaxBytes = cmp.Or(o.MaxBytes, MaxBytesDefault)
 	o.MaxDepth = cmp.Or(o.MaxDepth, MaxDepthDefault)
+	o.MaxValue = cmp.Or(o.MaxValue, MaxValueDefault)
 	return o
 }
 
@@ -37,6 +40,9 @@ func (o Options) validate() error {
 	}
 	if o.MaxDepth < 0 {
 		return fmt.Errorf("bpmn: MaxDepth is %d: use 0 for the default or a positive depth", o.MaxDepth)
+	}
+	if o.MaxValue < 0 {
+		return fmt.Errorf("bpmn: MaxValue is %d: use 0 for the default or a positive size", o.MaxValue)
 	}
 	return nil
 }
@@ -162,6 +168,12 @@ func readTree(r io.Reader, opts Options) (*element, error) {
 			if len(stack) >= opts.MaxDepth {
 				return nil, failHere(fmt.Errorf("%w: more than %d levels", ErrTooDeep, opts.MaxDepth))
 			}
+			for _, a := range t.Attr {
+				if len(a.Value) > opts.MaxValue {
+					return nil, failHere(fmt.Errorf("%w: attribute %q of <%s id=%q> has %d bytes, the limit is %d: shorten it",
+						ErrTooLarge, a.Name.Local, t.Name.Local, attrValue(t.Attr, "id"), len(a.Value), opts.MaxValue))
+				}
+			}
 			var e *element
 			switch {
 			case root == nil:
@@ -181,6 +193,10 @@ func readTree(r io.Reader, opts Options) (*element, error) {
 		case xml.CharData:
 			if len(stack) > 0 && stack[len(stack)-1] != nil {
 				e := stack[len(stack)-1]
+				if len(e.text)+len(t) > opts.MaxValue {
+					return nil, failHere(fmt.Errorf("%w: the text of <%s id=%q> has more than %d bytes: shorten it",
+						ErrTooLarge, e.name.Local, e.attr("", "id"), opts.MaxValue))
+				}
 				e.text = append(e.text, t...) // appending, not +=: many small tokens stay linear
 			}
 		}
@@ -189,6 +205,16 @@ func readTree(r io.Reader, opts Options) (*element, error) {
 		return nil, failed(errors.New("no root element: the document is empty"))
 	}
 	return root, nil
+}
+
+// attrValue returns the value of an unqualified attribute, or "".
+func attrValue(attrs []xml.Attr, name string) string {
+	for _, a := range attrs {
+		if a.Name.Space == "" && a.Name.Local == name {
+			return a.Value
+		}
+	}
+	return ""
 }
 
 // isRead reports whether the mapping reads elements of namespace space.
