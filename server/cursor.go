@@ -1,7 +1,9 @@
 package server
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -63,3 +65,20 @@ func paginate[T any](items []T, cursor string, limit int, key func(T) string, af
 
 func ascending(k, cursor string) bool  { return k > cursor }
 func descending(k, cursor string) bool { return k < cursor }
+
+// onlyParams refuses query parameters a list does not take (400 naming
+// them), so a typo or an injection attempt ("assignee[$ne]") is not
+// silently ignored.
+func onlyParams(c *fiber.Ctx, allowed ...string) error {
+	var unknown []string
+	for k := range c.Queries() {
+		if !slices.Contains(allowed, k) {
+			unknown = append(unknown, strconv.Quote(k))
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	return badRequest("unknown query parameter %s: this list takes %s", strings.Join(unknown, ", "), strings.Join(allowed, ", "))
+}

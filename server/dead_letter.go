@@ -10,6 +10,9 @@ import (
 
 // listDeadLetters is GET /api/v1/dead-letters?instance=&limit=&cursor=, newest first.
 func (s *Server) listDeadLetters(c *fiber.Ctx) error {
+	if err := onlyParams(c, "instance", "cursor", "limit"); err != nil {
+		return err
+	}
 	limit, err := limitOf(c)
 	if err != nil {
 		return err

@@ -20,6 +20,9 @@ type definitionItem struct {
 
 // listDefinitions is GET /api/v1/definitions?limit=&cursor=, by key.
 func (s *Server) listDefinitions(c *fiber.Ctx) error {
+	if err := onlyParams(c, "cursor", "limit"); err != nil {
+		return err
+	}
 	limit, err := limitOf(c)
 	if err != nil {
 		return err
@@ -175,6 +178,9 @@ func sourceType(rec engine.DefinitionRecord) string {
 
 // listVersions is GET /api/v1/definitions/:key/versions, newest first.
 func (s *Server) listVersions(c *fiber.Ctx) error {
+	if err := onlyParams(c, "cursor", "limit"); err != nil {
+		return err
+	}
 	limit, err := limitOf(c)
 	if err != nil {
 		return err

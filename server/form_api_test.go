@@ -98,3 +98,15 @@ func TestHugeAttributeRefused(t *testing.T) {
 	require.Contains(t, e.Error.Message, `attribute "name" of <process id="huge">`)
 	requireEnvelope(t, f.json(http.MethodGet, "/api/v1/definitions/huge", nil, nil), http.StatusNotFound, "not_found")
 }
+
+// TestUnknownQueryParameters: lists refuse what they do not take, naming it.
+func TestUnknownQueryParameters(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	for _, path := range []string{"/api/v1/tasks?assignee%5B%24ne%5D=", "/api/v1/tasks?asignee=ada", "/api/v1/instances?defintion=x",
+		"/api/v1/incidents?status=open", "/api/v1/dead-letters?type=x", "/api/v1/definitions?q=x"} {
+		e := requireEnvelope(t, f.json(http.MethodGet, path, nil, nil), http.StatusBadRequest, "invalid_input")
+		require.Contains(t, e.Error.Message, "unknown query parameter", path)
+	}
+	require.Equal(t, http.StatusOK, f.json(http.MethodGet, "/api/v1/tasks?status=open&limit=5", nil, nil).StatusCode)
+}

@@ -8,6 +8,9 @@ import (
 
 // listIncidents is GET /api/v1/incidents?instance=&open=true&limit=&cursor=, newest first.
 func (s *Server) listIncidents(c *fiber.Ctx) error {
+	if err := onlyParams(c, "instance", "open", "cursor", "limit"); err != nil {
+		return err
+	}
 	limit, err := limitOf(c)
 	if err != nil {
 		return err

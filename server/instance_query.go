@@ -32,6 +32,9 @@ var instanceStatuses = []engine.Status{engine.StatusRunning, engine.StatusWaitin
 // &startedAfter=&startedBefore=&limit=&cursor=, newest first. status may
 // list several, comma-separated.
 func (s *Server) listInstances(c *fiber.Ctx) error {
+	if err := onlyParams(c, "definition", "status", "businessKey", "startedAfter", "startedBefore", "limit", "cursor"); err != nil {
+		return err
+	}
 	f := engine.InstanceFilter{DefinitionKey: c.Query("definition"), BusinessKey: c.Query("businessKey"), Cursor: c.Query("cursor")}
 	var err error
 	if f.Limit, err = limitOf(c); err != nil {

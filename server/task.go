@@ -13,6 +13,9 @@ import (
 // listTasks is GET /api/v1/tasks?instance=&assignee=&user=&group=&status=&limit=&cursor=,
 // by priority then due date, with the visibility rules of tasks.Service.List.
 func (s *Server) listTasks(c *fiber.Ctx) error {
+	if err := onlyParams(c, "instance", "assignee", "user", "group", "status", "cursor", "limit"); err != nil {
+		return err
+	}
 	f := engine.TaskFilter{
 		InstanceID: c.Query("instance"),
 		Assignee:   c.Query("assignee"),
