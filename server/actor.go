@@ -24,11 +24,12 @@ type actor struct {
 	Groups   []string
 	Admin    bool
 	Overseer bool // an admin or operator: oversees human work
+	Worker   bool // has the worker role (admins have every role)
 }
 
 // task is the actor as package tasks sees it.
 func (a actor) task() tasks.Actor {
-	return tasks.Actor{Name: a.Name, Groups: a.Groups, Overseer: a.Overseer}
+	return tasks.Actor{Name: a.Name, Groups: a.Groups, Overseer: a.Overseer, Worker: a.Worker}
 }
 
 // actorOf returns the acting user of c: the authenticated user, else the
@@ -37,18 +38,20 @@ func (a actor) task() tasks.Actor {
 func actorOf(c *fiber.Ctx) actor {
 	u := CurrentUser(c)
 	if u != nil && !u.Local {
-		return actor{Name: u.Name, Groups: u.Groups, Admin: u.Has(RoleAdmin), Overseer: u.Has(RoleOperator)}
+		return actor{Name: u.Name, Groups: u.Groups, Admin: u.Has(RoleAdmin), Overseer: u.Has(RoleOperator), Worker: u.Has(RoleWorker)}
 	}
 	name := strings.TrimSpace(c.Get(UserHeader))
 	if name == "" {
 		if u != nil {
-			return actor{Name: u.Name, Groups: u.Groups, Admin: true, Overseer: true}
+			return actor{Name: u.Name, Groups: u.Groups, Admin: true, Overseer: true, Worker: true}
 		}
-		return actor{Admin: true, Overseer: true}
+		return actor{Admin: true, Overseer: true, Worker: true}
 	}
 	roles := csvList(c.Get(RolesHeader))
 	admin := slices.Contains(roles, RoleAdmin)
-	return actor{Name: name, Groups: csvList(c.Get(GroupsHeader)), Admin: admin, Overseer: admin || slices.Contains(roles, RoleOperator)}
+	// Headers without roles name a worker, as the local profile always let them act.
+	worker := admin || len(roles) == 0 || slices.Contains(roles, RoleWorker)
+	return actor{Name: name, Groups: csvList(c.Get(GroupsHeader)), Admin: admin, Overseer: admin || slices.Contains(roles, RoleOperator), Worker: worker}
 }
 
 func csvList(s string) []string {

@@ -69,7 +69,10 @@ func (s *Server) routesV1(api fiber.Router) {
 	api.Get("/definitions/:key/versions/:v/xml", s.definitionSource)
 	designer := requireRole(RoleDesigner)
 	operator := requireRole(RoleOperator)
-	worker := requireRole(RoleWorker)
+	// Task work: workers claim and complete; workers and operators (who
+	// oversee every task) release, delegate and comment; package tasks
+	// decides what each may do to which task.
+	humanWork := requireRole(RoleWorker, RoleOperator)
 	jobWorker := requireRole(RoleWorker, RoleOperator)
 	api.Post("/definitions/:key/versions/:v/enable", designer, s.setEnabled(true))
 	api.Post("/definitions/:key/versions/:v/disable", designer, s.setEnabled(false))
@@ -91,10 +94,10 @@ func (s *Server) routesV1(api fiber.Router) {
 
 	api.Get("/tasks/:id", s.getTask)
 	api.Get("/tasks/:id/form", s.taskForm)
-	api.Post("/tasks/:id/claim", worker, s.claimTask)
-	api.Post("/tasks/:id/release", worker, s.releaseTask)
-	api.Post("/tasks/:id/delegate", worker, s.delegateTask)
-	api.Post("/tasks/:id/comments", worker, s.commentTask)
+	api.Post("/tasks/:id/claim", requireRole(RoleWorker), s.claimTask)
+	api.Post("/tasks/:id/release", humanWork, s.releaseTask)
+	api.Post("/tasks/:id/delegate", humanWork, s.delegateTask)
+	api.Post("/tasks/:id/comments", humanWork, s.commentTask)
 
 	api.Post("/signals", s.signal)
 

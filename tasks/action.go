@@ -32,8 +32,10 @@ func Allowed(a Actor, t Task, paused bool) []Action {
 			if a.Overseer {
 				out = append(out, ActionDelegate)
 			}
-		case a.holds(t):
+		case a.holds(t) && a.Worker:
 			out = append(out, ActionRelease, ActionDelegate, ActionComplete)
+		case a.holds(t):
+			out = append(out, ActionRelease, ActionDelegate)
 		case a.Overseer:
 			out = append(out, ActionRelease, ActionDelegate)
 		}

@@ -9,6 +9,7 @@ type Actor struct {
 	Name     string
 	Groups   []string
 	Overseer bool // an admin or operator
+	Worker   bool // may claim and complete tasks (the worker role; admins have it)
 }
 
 // Sees reports whether a may see task t at all.
@@ -40,7 +41,9 @@ func (a Actor) inGroups(t Task) bool {
 }
 
 // mayClaim reports whether a may take t while nobody holds it.
-func (a Actor) mayClaim(t Task) bool { return a.Name != "" && (a.Overseer || a.Candidate(t)) }
+func (a Actor) mayClaim(t Task) bool {
+	return a.Name != "" && a.Worker && (a.Overseer || a.Candidate(t))
+}
 
 // holds reports whether t is assigned to a.
 func (a Actor) holds(t Task) bool { return a.Name != "" && t.Assignee == a.Name }

@@ -9,6 +9,8 @@
 //     assigned to them, or one that names them or one of their groups among
 //     its candidates (claimed or not, so a candidate learns who holds it).
 //     A task someone may not see is "not found", so its existence does not leak.
+//   - Claim and complete need the worker role (admins have every role);
+//     release, delegate and comment the worker or operator role.
 //   - Claim: a candidate (or an admin/operator) takes an unassigned task.
 //     The claim is a compare-and-set in the instance's applier: of two
 //     racing claims exactly one wins, on any replica; the other gets 409

@@ -142,6 +142,8 @@ func (s *Service) Claim(ctx context.Context, a Actor, id string) (Task, error) {
 		return t, nil
 	case t.Assignee != "":
 		return t, claimedBy(t.ID, t.Assignee)
+	case !a.Worker:
+		return t, forbidden("task %s: claiming needs the worker role", t.ID)
 	case !a.mayClaim(t):
 		return t, forbidden("task %s is for %s: you are not among its candidates", t.ID, candidates(t))
 	}
@@ -202,6 +204,8 @@ func (s *Service) Complete(ctx context.Context, a Actor, id string, vars map[str
 		return t, err
 	case t.Assignee != "" && !a.holds(t):
 		return t, claimedBy(t.ID, t.Assignee)
+	case !a.Worker:
+		return t, forbidden("task %s: completing needs the worker role", t.ID)
 	case t.Assignee == "" && !a.mayClaim(t):
 		return t, forbidden("task %s is for %s: you are not among its candidates", t.ID, candidates(t))
 	}
