@@ -8,16 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/workflowpp/wfpp/engine/bpmn"
 )
-
-// failFast bounds how long a hostile document may take to be rejected; the
-// real figure is microseconds.
-const failFast = 2 * time.Second
 
 func testdata(t testing.TB, name string) []byte {
 	t.Helper()
@@ -80,7 +75,6 @@ func TestParseHardening(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			start := time.Now()
 			var err error
 			if tt.reader {
 				_, err = bpmn.ParseReader(bytes.NewReader(tt.data), tt.opts)
@@ -88,7 +82,6 @@ func TestParseHardening(t *testing.T) {
 				_, err = bpmn.Parse(tt.data, tt.opts)
 			}
 			require.Error(t, err)
-			require.Less(t, time.Since(start), failFast)
 			if tt.is != nil {
 				require.ErrorIs(t, err, tt.is)
 			}
