@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/base64"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,11 +26,44 @@ type listPage[T any] struct {
 	Next  string `json:"next,omitempty"`
 }
 
+// newListPage makes the body of a list page; next is the raw key of the
+// page's last item (as the store and paginate return it), sent as an opaque
+// cursor.
 func newListPage[T any](items []T, next string) listPage[T] {
 	if items == nil {
 		items = []T{}
 	}
-	return listPage[T]{Items: items, Next: next}
+	return listPage[T]{Items: items, Next: cursorOut(next)}
+}
+
+// Cursors are opaque to clients: the key of the last item of a page behind
+// a prefix, base64url encoded. A cursor the server did not make is a 400,
+// not an empty page.
+const cursorPrefix = "wfpp1:"
+
+// maxCursor bounds what ?cursor= may carry; keys are ids and definition keys.
+const maxCursor = 1024
+
+func cursorOut(key string) string {
+	if key == "" {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + key))
+}
+
+// cursorIn reads ?cursor=: the key the previous page ended at, or "" for
+// the first page.
+func cursorIn(c *fiber.Ctx) (string, error) {
+	v := c.Query("cursor")
+	if v == "" {
+		return "", nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(v)
+	key, ok := strings.CutPrefix(string(raw), cursorPrefix)
+	if err != nil || !ok || key == "" || len(v) > maxCursor {
+		return "", badRequest("query parameter \"cursor\" is not a cursor this server made: pass the \"next\" of the previous page, or leave it out for the first page")
+	}
+	return key, nil
 }
 
 // limitOf reads ?limit=.

@@ -17,13 +17,17 @@ func (s *Server) listDeadLetters(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	cursor, err := cursorIn(c)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
 	all, err := s.eng.Store().DeadLetters(ctx, engine.DeadLetterFilter{InstanceID: c.Query("instance")})
 	if err != nil {
 		return err
 	}
-	items, next := paginate(all, c.Query("cursor"), limit, func(d engine.DeadLetter) string { return d.ID }, descending)
+	items, next := paginate(all, cursor, limit, func(d engine.DeadLetter) string { return d.ID }, descending)
 	return c.JSON(newListPage(items, next))
 }
 

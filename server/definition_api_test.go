@@ -57,7 +57,7 @@ func TestDefinitionQueries(t *testing.T) {
 
 		f.json(http.MethodGet, "/api/v1/definitions?limit=1", nil, &page)
 		require.Len(t, page.Items, 1)
-		require.Equal(t, "approval", page.Next)
+		require.NotEmpty(t, page.Next)
 		cursor := page.Next
 		page.Next = ""
 		f.json(http.MethodGet, "/api/v1/definitions?limit=1&cursor="+cursor, nil, &page)
@@ -119,9 +119,10 @@ func TestDefinitionQueries(t *testing.T) {
 		require.Len(t, page.Items, 2)
 		require.Equal(t, 2, page.Items[0].Version)
 		f.json(http.MethodGet, "/api/v1/definitions/approval/versions?limit=1", nil, &page)
-		require.Equal(t, "2", page.Next)
+		require.NotEmpty(t, page.Next)
+		cursor := page.Next
 		page.Next = ""
-		f.json(http.MethodGet, "/api/v1/definitions/approval/versions?limit=1&cursor=2", nil, &page)
+		f.json(http.MethodGet, "/api/v1/definitions/approval/versions?limit=1&cursor="+cursor, nil, &page)
 		require.Len(t, page.Items, 1)
 		require.Equal(t, 1, page.Items[0].Version)
 		require.Empty(t, page.Next)

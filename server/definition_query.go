@@ -27,6 +27,10 @@ func (s *Server) listDefinitions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	cursor, err := cursorIn(c)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
 	recs, err := s.eng.Store().Definitions(ctx)
@@ -41,7 +45,7 @@ func (s *Server) listDefinitions(c *fiber.Ctx) error {
 		}
 		items = append(items, definitionItem{DefinitionRecord: r, Versions: 1})
 	}
-	items, next := paginate(items, c.Query("cursor"), limit, func(d definitionItem) string { return d.Key }, ascending)
+	items, next := paginate(items, cursor, limit, func(d definitionItem) string { return d.Key }, ascending)
 	counts := map[string]map[engine.Status]int{}
 	if len(items) == 1 {
 		counts, err = s.eng.InstanceCounts(ctx, items[0].Key)
@@ -185,8 +189,12 @@ func (s *Server) listVersions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	cur, err := cursorIn(c)
+	if err != nil {
+		return err
+	}
 	cursor := 0
-	if cur := c.Query("cursor"); cur != "" {
+	if cur != "" {
 		if cursor, err = strconv.Atoi(cur); err != nil || cursor < 1 {
 			return badRequest("query parameter \"cursor\" is %q: pass the \"next\" of the previous page", cur)
 		}

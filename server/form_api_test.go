@@ -86,27 +86,3 @@ func TestStartForm(t *testing.T) {
 	requireEnvelope(t, f.json(http.MethodGet, "/api/v1/definitions/required_form/start-form", nil, nil), http.StatusNotFound, "no_start_form")
 	requireEnvelope(t, f.json(http.MethodGet, "/api/v1/definitions/approval/start-form?version=x", nil, nil), http.StatusBadRequest, "invalid_input")
 }
-
-// TestHugeAttributeRefused: a BPMN whose name attribute is 9 MiB is refused
-// with 413 naming the attribute, and nothing is stored.
-func TestHugeAttributeRefused(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	src := `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t"><process id="huge" name="` +
-		strings.Repeat("x", 9<<20) + `" isExecutable="true"><startEvent id="s"/></process></definitions>`
-	e := requireEnvelope(t, f.do(http.MethodPost, "/api/v1/definitions", "application/xml", []byte(src), nil), http.StatusRequestEntityTooLarge, "payload_too_large")
-	require.Contains(t, e.Error.Message, `attribute "name" of <process id="huge">`)
-	requireEnvelope(t, f.json(http.MethodGet, "/api/v1/definitions/huge", nil, nil), http.StatusNotFound, "not_found")
-}
-
-// TestUnknownQueryParameters: lists refuse what they do not take, naming it.
-func TestUnknownQueryParameters(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	for _, path := range []string{"/api/v1/tasks?assignee%5B%24ne%5D=", "/api/v1/tasks?asignee=ada", "/api/v1/instances?defintion=x",
-		"/api/v1/incidents?status=open", "/api/v1/dead-letters?type=x", "/api/v1/definitions?q=x"} {
-		e := requireEnvelope(t, f.json(http.MethodGet, path, nil, nil), http.StatusBadRequest, "invalid_input")
-		require.Contains(t, e.Error.Message, "unknown query parameter", path)
-	}
-	require.Equal(t, http.StatusOK, f.json(http.MethodGet, "/api/v1/tasks?status=open&limit=5", nil, nil).StatusCode)
-}

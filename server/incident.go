@@ -15,6 +15,10 @@ func (s *Server) listIncidents(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	cursor, err := cursorIn(c)
+	if err != nil {
+		return err
+	}
 	f := engine.IncidentFilter{InstanceID: c.Query("instance")}
 	switch o := c.Query("open"); o {
 	case "", "false":
@@ -29,7 +33,7 @@ func (s *Server) listIncidents(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	items, next := paginate(all, c.Query("cursor"), limit, func(i engine.Incident) string { return i.ID }, descending)
+	items, next := paginate(all, cursor, limit, func(i engine.Incident) string { return i.ID }, descending)
 	return c.JSON(newListPage(items, next))
 }
 

@@ -35,8 +35,11 @@ func (s *Server) listInstances(c *fiber.Ctx) error {
 	if err := onlyParams(c, "definition", "status", "businessKey", "startedAfter", "startedBefore", "limit", "cursor"); err != nil {
 		return err
 	}
-	f := engine.InstanceFilter{DefinitionKey: c.Query("definition"), BusinessKey: c.Query("businessKey"), Cursor: c.Query("cursor")}
+	f := engine.InstanceFilter{DefinitionKey: c.Query("definition"), BusinessKey: c.Query("businessKey")}
 	var err error
+	if f.Cursor, err = cursorIn(c); err != nil {
+		return err
+	}
 	if f.Limit, err = limitOf(c); err != nil {
 		return err
 	}

@@ -20,9 +20,11 @@ func (s *Server) listTasks(c *fiber.Ctx) error {
 		InstanceID: c.Query("instance"),
 		Assignee:   c.Query("assignee"),
 		User:       c.Query("user"),
-		Cursor:     c.Query("cursor"),
 	}
 	var err error
+	if f.Cursor, err = cursorIn(c); err != nil {
+		return err
+	}
 	if f.Limit, err = limitOf(c); err != nil {
 		return err
 	}
