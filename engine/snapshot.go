@@ -30,6 +30,26 @@ type Snapshot struct {
 	Pending []Event `json:"-" bson:"pending,omitempty"`
 }
 
+// Head returns a copy of the snapshot without what can be large: the
+// variables, scopes and subscriptions, the tokens' local variables and the
+// tasks' variables. Lists hold heads; Store.Instance returns everything.
+func (s *Snapshot) Head() *Snapshot {
+	h := *s
+	h.Variables, h.Scopes, h.Subscriptions, h.Pending = nil, nil, nil, nil
+	h.Tokens = make([]TokenState, len(s.Tokens))
+	for i, t := range s.Tokens {
+		t.Local = nil
+		h.Tokens[i] = t
+	}
+	h.Tasks = make([]Task, len(s.Tasks))
+	for i, t := range s.Tasks {
+		t.Variables, t.InboxVariables = nil, nil
+		h.Tasks[i] = t
+	}
+	h.Incidents = append([]Incident(nil), s.Incidents...)
+	return &h
+}
+
 // TokenState is a token as stored.
 type TokenState struct {
 	ID        uint64         `json:"id" bson:"id"`

@@ -60,7 +60,9 @@ type Store interface {
 	Commit(ctx context.Context, b *Batch) error
 	// Instance returns the latest committed snapshot of an instance.
 	Instance(ctx context.Context, id string) (*Snapshot, error)
-	// Instances lists snapshots matching f, newest first, one page at a time.
+	// Instances lists the heads of the instances matching f (see
+	// Snapshot.Head: no variables), newest first, one page at a time, so a
+	// list costs the same whatever the instances' variables weigh.
 	Instances(ctx context.Context, f InstanceFilter) (page []*Snapshot, next string, err error)
 	// Unfinished calls fn for every instance that is not completed, failed or
 	// cancelled, after making sure the log holds its pending events.

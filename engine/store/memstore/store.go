@@ -266,7 +266,7 @@ func (s *Store) Instances(_ context.Context, f engine.InstanceFilter) ([]*engine
 	page, next := paginate(all, f.Cursor, f.Limit, func(s *engine.Snapshot) string { return s.ID })
 	out := make([]*engine.Snapshot, len(page))
 	for i, snap := range page {
-		out[i] = clone(snap)
+		out[i] = snap.Head()
 	}
 	return out, next, nil
 }

@@ -296,6 +296,12 @@ func (s *Store) claimed(ctx context.Context, claimID string, snap *engine.Snapsh
 
 var withoutPending = bson.D{{Key: "redo", Value: 0}}
 
+// headOnly is the projection of engine.Snapshot.Head: lists never read
+// variables.
+var headOnly = bson.D{{Key: "redo", Value: 0}, {Key: "variables", Value: 0}, {Key: "scopes", Value: 0},
+	{Key: "subscriptions", Value: 0}, {Key: "tokens.local", Value: 0}, {Key: "tasks.variables", Value: 0},
+	{Key: "tasks.inbox_variables", Value: 0}}
+
 func (s *Store) Instance(ctx context.Context, id string) (*engine.Snapshot, error) {
 	var snap engine.Snapshot
 	err := s.instances.FindOne(ctx, bson.D{{Key: "_id", Value: id}}, options.FindOne().SetProjection(withoutPending)).Decode(&snap)
@@ -331,7 +337,7 @@ func (s *Store) Instances(ctx context.Context, f engine.InstanceFilter) ([]*engi
 	if f.Cursor != "" {
 		filter = append(filter, bson.E{Key: "_id", Value: bson.D{{Key: "$lt", Value: f.Cursor}}})
 	}
-	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: -1}}).SetProjection(withoutPending)
+	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: -1}}).SetProjection(headOnly)
 	if f.Limit > 0 {
 		opts.SetLimit(int64(f.Limit) + 1)
 	}

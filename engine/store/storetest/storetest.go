@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -569,6 +570,9 @@ func testInstances(t *testing.T, s engine.Store) {
 		if i == 4 {
 			sn.BusinessKey = "bk-4"
 		}
+		sn.Variables = map[string]any{"big": strings.Repeat("v", 1<<20)}
+		sn.Tokens = []engine.TokenState{{ID: 1, ElementID: "task", Local: map[string]any{"item": "x"}}}
+		sn.Tasks = []engine.Task{{ID: fmt.Sprintf("t-%02d", i), InstanceID: sn.ID, Variables: map[string]any{"v": 1}}}
 		_, err := s.CreateInstance(c, sn)
 		require.NoError(t, err)
 	}
@@ -577,6 +581,12 @@ func testInstances(t *testing.T, s engine.Store) {
 		for _, sn := range page {
 			out = append(out, sn.ID)
 			require.Empty(t, sn.Pending)
+			require.Nil(t, sn.Variables, "lists hold heads, without variables")
+			require.Len(t, sn.Tokens, 1)
+			require.Equal(t, "task", sn.Tokens[0].ElementID)
+			require.Nil(t, sn.Tokens[0].Local)
+			require.Len(t, sn.Tasks, 1)
+			require.Nil(t, sn.Tasks[0].Variables)
 		}
 		return out
 	}
