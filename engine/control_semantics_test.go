@@ -68,7 +68,7 @@ func TestMessageStartEvent(t *testing.T) {
 		require.Len(t, page, 1)
 		inst := page[0]
 		require.Equal(t, engine.StatusWaiting, inst.Status)
-		require.Equal(t, orderID, inst.Variables["orderId"])
+		require.Equal(t, orderID, h.instance(inst.ID).Variables["orderId"])
 		require.Equal(t, []string{"order_placed", "handle"}, h.activated(inst.ID))
 	}
 	_, err := h.e.Correlate(h.ctx, engine.Message{Name: "orderCancelled"})

@@ -67,6 +67,6 @@ func TestSignals(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, page, 1)
 		require.Equal(t, engine.StatusCompleted, page[0].Status)
-		require.EqualValues(t, 2026, page[0].Variables["year"])
+		require.EqualValues(t, 2026, h.instance(page[0].ID).Variables["year"])
 	})
 }
