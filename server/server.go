@@ -36,6 +36,7 @@ type Config struct {
 	MessageBuffer   int            // messages with a TTL that may wait for a subscriber
 	Identity        IdentityConfig // users and secrets; zero: the local profile
 	Live            LiveConfig     // the WebSocket endpoint /ws
+	Health          []HealthCheck  // what degrades /health/ready without making it fail
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -61,6 +62,11 @@ func (c Config) validate() error {
 	}
 	if c.BodyLimit < 0 {
 		errs = append(errs, fmt.Errorf("server config: BodyLimit must not be negative, got %d", c.BodyLimit))
+	}
+	for i, h := range c.Health {
+		if h.Name == "" || h.Check == nil {
+			errs = append(errs, fmt.Errorf("server config: Health[%d] needs a Name and a Check", i))
+		}
 	}
 	if c.MessageBuffer < 0 {
 		errs = append(errs, fmt.Errorf("server config: MessageBuffer must not be negative, got %d", c.MessageBuffer))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -524,3 +526,67 @@ func TestMessageCorrelation(t *testing.T) {
 }
 
 type serverConfig = server.Config
+
+// pingStore is a store whose Ping answers what the test says: the one
+// fault of a real store that cannot be produced on demand in memory.
+type pingStore struct {
+	*memstore.Store
+	err atomic.Pointer[error]
+}
+
+func (s *pingStore) Ping(ctx context.Context) error {
+	if e := s.err.Load(); e != nil {
+		return *e
+	}
+	return s.Store.Ping(ctx)
+}
+
+func TestHealthReady(t *testing.T) {
+	t.Parallel()
+	store := &pingStore{Store: memstore.New()}
+	eng, err := engine.New(engine.Config{Store: store, Partitions: 1, NodeWorkers: 1})
+	require.NoError(t, err)
+	require.NoError(t, eng.Run(context.Background()))
+	t.Cleanup(eng.Close)
+	var diskErr atomic.Pointer[error]
+	srv, err := server.New(server.Config{Engine: eng, Health: []server.HealthCheck{
+		{Name: "redis", Check: func(context.Context) error { return nil }},
+		{Name: "disk", Check: func(context.Context) error {
+			if e := diskErr.Load(); e != nil {
+				return *e
+			}
+			return nil
+		}},
+	}})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	get := func(path string) (int, map[string]any) {
+		resp, err := srv.App().Test(httptest.NewRequest(http.MethodGet, path, nil), -1)
+		require.NoError(t, err)
+		var body map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+		return resp.StatusCode, body
+	}
+
+	status, body := get("/health/ready")
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, "ok", body["status"])
+
+	full := errors.New("data disk: 120 MiB free of 20 GiB")
+	diskErr.Store(&full)
+	status, body = get("/health/ready")
+	require.Equal(t, http.StatusOK, status, "degraded still serves")
+	require.Equal(t, "degraded", body["status"])
+	require.Equal(t, []any{map[string]any{"check": "disk", "error": full.Error()}}, body["reasons"])
+
+	down := fmt.Errorf("connection refused: %w", engine.ErrUnavailable)
+	store.err.Store(&down)
+	status, body = get("/health/ready")
+	require.Equal(t, http.StatusServiceUnavailable, status)
+	require.Contains(t, body["error"].(map[string]any)["message"], "store does not answer")
+	status, _ = get("/health/live")
+	require.Equal(t, http.StatusOK, status, "live does not ask the store")
+
+	_, err = server.New(server.Config{Engine: eng, Health: []server.HealthCheck{{Name: "x"}}})
+	require.ErrorContains(t, err, "Health[0] needs a Name and a Check")
+}

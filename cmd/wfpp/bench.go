@@ -161,11 +161,11 @@ func benchOn(ctx context.Context, kind, dataDir string, cfg bench.Config, stderr
 		return res, err
 	}
 	defer func() { err = errors.Join(err, closeStore(context.WithoutCancel(ctx))) }()
-	store, closeCache, err := withCache(ctx, store, log) // WFPP_REDIS_URL, as wfpp serve
+	store, redis, err := withCache(ctx, store, log) // WFPP_REDIS_URL, as wfpp serve
 	if err != nil {
 		return res, err
 	}
-	defer func() { err = errors.Join(err, closeCache(context.WithoutCancel(ctx))) }()
+	defer func() { err = errors.Join(err, closeCache(redis)) }()
 	if os.Getenv("WFPP_REDIS_URL") != "" {
 		res.Durability += "; with the Redis cache (WFPP_REDIS_URL)"
 	}

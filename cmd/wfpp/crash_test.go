@@ -392,6 +392,7 @@ type child struct {
 	bin     string
 	dataDir string
 	logPath string
+	env     []string // extra environment, KEY=value
 	runs    int
 
 	mu   sync.Mutex
@@ -441,7 +442,7 @@ func (c *child) restart(ctx context.Context, t *testing.T) error {
 	cmd := exec.Command(c.bin, "serve", "--addr", "127.0.0.1:0")
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		return strings.HasPrefix(kv, "WFPP_")
-	}), "WFPP_DATA_DIR="+c.dataDir)
+	}), append([]string{"WFPP_DATA_DIR=" + c.dataDir}, c.env...)...)
 	cmd.Stderr = log
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -31,6 +31,23 @@ const (
 	serveAddrDefault      = ":8080"
 )
 
+// serveEnv is every environment variable wfpp serve reads, for -h; a test
+// holds it to the code.
+var serveEnv = []struct{ name, doc string }{
+	{"WFPP_ADDR", "address to listen on, as --addr"},
+	{"WFPP_MONGO_URI", "MongoDB to use, e.g. mongodb://db:27017/wfpp?replicaSet=rs0 (default: the embedded server)"},
+	{"WFPP_MONGO_DB", "database name when the URI names none (default wfpp)"},
+	{"WFPP_DATA_DIR", "data directory of the embedded server (default ./data)"},
+	{"WFPP_SYNC", "embedded server: full (default; survives power loss) or normal (survives kill -9, faster)"},
+	{"WFPP_EMBEDDED_ADDR", "loopback host:port of the embedded server (default a free port on 127.0.0.1)"},
+	{"WFPP_REDIS_URL", "Redis for the read cache, e.g. redis://redis:6379/0 (optional)"},
+	{server.EnvIdentityFile, "YAML or JSON file with users, groups, roles and secrets (none: the local profile)"},
+	{server.EnvUsers, "users without a file: name:bcrypt-hash:group,group:role,role entries"},
+	{server.EnvJWTSecret, "HS256 secret for bearer tokens"},
+	{server.EnvSessionSecret, "HMAC secret for session cookies"},
+	{server.EnvIdentityLocal, "true keeps the local profile on next to configured users"},
+}
+
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -38,10 +55,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		"address to listen on (env WFPP_ADDR; default "+serveAddrLocalDefault+" in the local profile, "+serveAddrDefault+" with users configured)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: wfpp serve [--addr HOST:PORT]")
-		fmt.Fprintln(stderr, "\nEnvironment:")
-		fmt.Fprintln(stderr, "  WFPP_MONGO_URI  MongoDB to use, e.g. mongodb://db:27017/wfpp?replicaSet=rs0 (default: embedded server)")
-		fmt.Fprintln(stderr, "  WFPP_MONGO_DB   database name when the URI names none (default wfpp)")
-		fmt.Fprintln(stderr, "  WFPP_DATA_DIR   data directory of the embedded server (default ./data)")
+		fmt.Fprintln(stderr, "\nEnvironment (every variable wfpp serve reads):")
+		for _, v := range serveEnv {
+			fmt.Fprintf(stderr, "  %-21s %s\n", v.name, v.doc)
+		}
+		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -63,18 +81,19 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
-	store, closeStore, err := openStore(ctx, storeConfigFromEnv(), log)
+	storeCfg := storeConfigFromEnv()
+	store, closeStore, err := openStore(ctx, storeCfg, log)
 	if err != nil {
 		return err
 	}
 	// Shutdown order: HTTP server (Listen returns), engine, then the store.
 	defer func() { err = errors.Join(err, closeStore(context.WithoutCancel(ctx))) }()
 
-	store, closeCache, err := withCache(ctx, store, log)
+	store, redis, err := withCache(ctx, store, log)
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, closeCache(context.WithoutCancel(ctx))) }()
+	defer func() { err = errors.Join(err, closeCache(redis)) }()
 
 	eng, err := engine.New(engine.Config{Store: store, Logger: log})
 	if err != nil {
@@ -99,7 +118,7 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 		log.Warn("THE LOCAL PROFILE LISTENS BEYOND LOOPBACK: anyone who reaches "+addr+" acts as an admin without logging in; configure users (WFPP_IDENTITY_FILE) or listen on 127.0.0.1",
 			"addr", addr)
 	}
-	srv, err := server.New(server.Config{Engine: eng, Logger: log, Identity: identity})
+	srv, err := server.New(server.Config{Engine: eng, Logger: log, Identity: identity, Health: healthChecks(redis, storeCfg)})
 	if err != nil {
 		return err
 	}
@@ -107,18 +126,26 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 }
 
 // withCache is the one place where the Redis layer (WFPP_REDIS_URL) wraps
-// the store; it returns the store to run on and what to close on shutdown,
-// after the engine and before the store. Without Redis it is the identity.
-func withCache(ctx context.Context, store engine.Store, log *slog.Logger) (engine.Store, func(context.Context) error, error) {
+// the store; it returns the store to run on and the cache, nil without
+// Redis (then the store is returned as is). Close the cache with closeCache
+// after the engine and before the store.
+func withCache(ctx context.Context, store engine.Store, log *slog.Logger) (engine.Store, *cache.Cache, error) {
 	url := os.Getenv("WFPP_REDIS_URL")
 	if url == "" {
-		return store, func(context.Context) error { return nil }, nil
+		return store, nil, nil
 	}
 	c, err := cache.Open(ctx, cache.Config{URL: url, Logger: log})
 	if err != nil {
 		return nil, nil, fmt.Errorf("WFPP_REDIS_URL: %w", err)
 	}
-	return c.Store(store), func(context.Context) error { return c.Close() }, nil
+	return c.Store(store), c, nil
+}
+
+func closeCache(c *cache.Cache) error {
+	if c == nil {
+		return nil
+	}
+	return c.Close()
 }
 
 // deploySample deploys the sample process when its key has no version yet,

@@ -3,6 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,4 +26,35 @@ func TestServeRefusesBadIdentity(t *testing.T) {
 	code := run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, &stdout, &stderr)
 	require.Equal(t, exitUsage, code, "stdout: %s", stdout.String())
 	require.Contains(t, stderr.String(), "JWTSecret is shorter than 32 bytes")
+}
+
+// TestServeHelpListsEveryVariable: `wfpp serve -h` names every WFPP_
+// variable the server's code reads (wfpp bench's own are left out).
+func TestServeHelpListsEveryVariable(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	require.Equal(t, exitUsage, run(context.Background(), []string{"serve", "-h"}, &out, &out))
+	help := out.String()
+	read := regexp.MustCompile(`"(WFPP_[A-Z_]+)"`)
+	seen := 0
+	require.NoError(t, filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (d.Name() == "bench" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != "../..":
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.HasSuffix(path, "bench.go"):
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range read.FindAllStringSubmatch(string(src), -1) {
+			seen++
+			require.Contains(t, help, "  "+m[1]+" ", "%s reads %s: list it in serveEnv", path, m[1])
+		}
+		return nil
+	}))
+	require.Greater(t, seen, 8)
 }

@@ -41,13 +41,17 @@ type storeConfig struct {
 	MongoDB  string // database name when MongoURI names none; default mongoDBDefault
 	DataDir  string // with storeEmbedded; default embedded.DataDirDefault
 	Sync     string // with storeEmbedded: full (default) or normal (WFPP_SYNC)
+	// EmbeddedAddr is the loopback host:port the embedded server listens on
+	// (WFPP_EMBEDDED_ADDR); default a free port on 127.0.0.1.
+	EmbeddedAddr string
 	// Database, when set, is used whatever the URI names (wfpp bench).
 	Database string
 	// DropOnClose drops the database when the store is closed (wfpp bench).
 	DropOnClose bool
 }
 
-// storeConfigFromEnv reads WFPP_MONGO_URI, WFPP_MONGO_DB, WFPP_DATA_DIR and WFPP_SYNC:
+// storeConfigFromEnv reads WFPP_MONGO_URI, WFPP_MONGO_DB, WFPP_DATA_DIR,
+// WFPP_SYNC and WFPP_EMBEDDED_ADDR:
 // a real MongoDB when the URI is set, else the embedded server.
 func storeConfigFromEnv() storeConfig {
 	c := storeConfig{
@@ -56,6 +60,8 @@ func storeConfigFromEnv() storeConfig {
 		MongoDB:  os.Getenv("WFPP_MONGO_DB"),
 		DataDir:  os.Getenv("WFPP_DATA_DIR"),
 		Sync:     os.Getenv("WFPP_SYNC"),
+
+		EmbeddedAddr: os.Getenv("WFPP_EMBEDDED_ADDR"),
 	}
 	if c.MongoURI != "" {
 		c.Kind = storeMongo
@@ -106,7 +112,7 @@ func openMongo(ctx context.Context, cfg storeConfig, log *slog.Logger) (engine.S
 }
 
 func openEmbedded(ctx context.Context, cfg storeConfig, log *slog.Logger) (engine.Store, func(context.Context) error, error) {
-	srv, err := embedded.Start(ctx, embedded.Config{DataDir: cfg.DataDir, Sync: embedded.Sync(cfg.Sync)})
+	srv, err := embedded.Start(ctx, embedded.Config{DataDir: cfg.DataDir, Sync: embedded.Sync(cfg.Sync), Addr: cfg.EmbeddedAddr})
 	if err != nil {
 		return nil, nil, fmt.Errorf("starting the embedded store (WFPP_DATA_DIR=%q): %w", cfg.DataDir, err)
 	}

@@ -55,7 +55,7 @@ func Open(ctx context.Context, cfg Config) (*Cache, error) {
 	quietRedisLog.Do(func() { redis.SetLogger(discardLogger{}) })
 	c := &Cache{cfg: cfg, rdb: redis.NewClient(opts), pending: map[string]time.Duration{}, sources: map[*Source]struct{}{}}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	if err := c.ping(ctx); err != nil {
+	if err := c.Ping(ctx); err != nil {
 		c.fail(ctx, err)
 	}
 	c.pub = newPublisher(c)
@@ -113,7 +113,8 @@ func (c *Cache) op(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, c.cfg.OpTimeout)
 }
 
-func (c *Cache) ping(ctx context.Context) error {
+// Ping asks Redis whether it answers, within the operation timeout.
+func (c *Cache) Ping(ctx context.Context) error {
 	ctx, cancel := c.op(ctx)
 	defer cancel()
 	return c.rdb.Ping(ctx).Err()
@@ -167,7 +168,7 @@ func (c *Cache) probe() {
 			return
 		case <-t.C:
 		}
-		if err := c.ping(c.ctx); err != nil {
+		if err := c.Ping(c.ctx); err != nil {
 			c.fail(c.ctx, err)
 			continue
 		}
