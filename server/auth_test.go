@@ -69,6 +69,7 @@ func setupAuth(t *testing.T, id server.IdentityConfig) *authFixture {
 func (f *authFixture) do(method, path string, header http.Header, body string) (*http.Response, []byte) {
 	f.t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Origin", "http://"+req.Host) // as a browser on the server's own pages
 	for k, v := range header {
 		req.Header[k] = v
 	}
@@ -292,4 +293,53 @@ func TestLoadIdentity(t *testing.T) {
 	}
 	_, err = server.New(server.Config{Engine: nil, Identity: server.IdentityConfig{Users: []server.UserConfig{{Name: "x", Password: "plain"}}}})
 	require.ErrorContains(t, err, "bcrypt")
+}
+
+// TestSameSiteWrites: in every profile, a write without a bearer token must
+// come from this site; a body a cross-site form can send needs a browser's
+// word (Origin or Sec-Fetch-Site) that it does.
+func TestSameSiteWrites(t *testing.T) {
+	t.Parallel()
+	local := setupAuth(t, server.IdentityConfig{})
+	users := setupAuth(t, identityConfig(t))
+	const body = `{"name":"nothing-waits"}`
+	for _, tc := range []struct {
+		name   string
+		header http.Header
+		want   int // 0: anything but 403
+	}{
+		{"json from a tool", http.Header{"Content-Type": {"application/json"}}, 0},
+		{"same-origin fetch", http.Header{"Content-Type": {"application/json"}, "Sec-Fetch-Site": {"same-origin"}}, 0},
+		{"origin is this server", http.Header{"Content-Type": {"application/json"}, "Origin": {"http://example.com"}}, 0},
+		{"cross-site fetch", http.Header{"Content-Type": {"application/json"}, "Sec-Fetch-Site": {"cross-site"}}, http.StatusForbidden},
+		{"same-site fetch", http.Header{"Content-Type": {"application/json"}, "Sec-Fetch-Site": {"same-site"}}, http.StatusForbidden},
+		{"foreign origin", http.Header{"Content-Type": {"text/plain"}, "Origin": {"http://evil.example"}}, http.StatusForbidden},
+		{"null origin", http.Header{"Content-Type": {"application/json"}, "Origin": {"null"}}, http.StatusForbidden},
+		{"text/plain without browser headers", http.Header{"Content-Type": {"text/plain;charset=UTF-8"}}, http.StatusForbidden},
+		{"form without browser headers", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, http.StatusForbidden},
+		{"multipart without browser headers", http.Header{"Content-Type": {"multipart/form-data; boundary=x"}}, http.StatusForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := tc.header.Clone()
+			if _, ok := h["Origin"]; !ok {
+				h["Origin"] = nil // the fixture's browser default is what this case leaves out
+			}
+			body := body
+			if strings.HasPrefix(h.Get("Content-Type"), "multipart/") {
+				body = "--x\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nalice\r\n--x--\r\n"
+			}
+			resp, _ := local.do(http.MethodPost, "/api/v1/messages", h, body)
+			if tc.want == 0 {
+				require.NotEqual(t, http.StatusForbidden, resp.StatusCode)
+			} else {
+				requireEnvelope(t, resp, tc.want, "forbidden")
+			}
+			// With users configured, a session still needs the same site
+			// (and its CSRF token); anonymous writes are 401 or 403 either way.
+			resp, _ = users.do(http.MethodPost, "/login", h, body)
+			if tc.want != 0 {
+				requireEnvelope(t, resp, tc.want, "forbidden")
+			}
+		})
+	}
 }

@@ -4,15 +4,23 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"net/url"
+	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 )
 
-// Double-submit CSRF protection for cookie-authenticated writes: the page
-// reads the CSRFCookie (not HttpOnly) and sends it back in CSRFHeader or
-// the CSRFField form field. Bearer-token and credential-less local-profile
-// requests are exempt: a browser cannot forge the first, and the second is
-// refused when the browser says it comes from another site.
+// Cross-site request forgery is refused in two layers:
+//   - every state-changing request without a bearer token (a browser cannot
+//     forge one) must come from this site: a Sec-Fetch-Site of same-origin or
+//     none, or else an Origin naming this host; with neither header (not a
+//     browser, or a very old one), a body a cross-site HTML form can send
+//     (text/plain, form-urlencoded, multipart) is refused: API clients send
+//     JSON or XML;
+//   - cookie-authenticated writes also carry a double-submit token: the page
+//     reads the CSRFCookie (not HttpOnly) and sends it back in CSRFHeader or
+//     the CSRFField form field.
 const (
 	CSRFCookie = "wfpp_csrf"
 	CSRFHeader = "X-CSRF-Token"
@@ -27,11 +35,13 @@ func checkCSRF(c *fiber.Ctx) error {
 		return c.Next()
 	}
 	u := CurrentUser(c)
-	if u == nil {
+	if u != nil && u.Via == "bearer" {
 		return c.Next()
 	}
-	switch u.Via {
-	case "session":
+	if err := sameSite(c); err != nil {
+		return err
+	}
+	if u != nil && u.Via == "session" {
 		sent := c.Get(CSRFHeader)
 		if sent == "" {
 			sent = c.FormValue(CSRFField)
@@ -40,12 +50,33 @@ func checkCSRF(c *fiber.Ctx) error {
 		if want == "" || subtle.ConstantTimeCompare([]byte(sent), []byte(want)) != 1 {
 			return forbidden("CSRF token missing or wrong: send the " + CSRFCookie + " cookie's value in the " + CSRFHeader + " header or the " + CSRFField + " form field")
 		}
-	case "local":
-		if c.Get("Sec-Fetch-Site") == "cross-site" {
-			return forbidden("cross-site write refused in the local profile")
-		}
 	}
 	return c.Next()
+}
+
+// sameSite refuses a write that a browser says, or may have sent, from
+// another site.
+func sameSite(c *fiber.Ctx) error {
+	if site := c.Get("Sec-Fetch-Site"); site != "" {
+		if site == "same-origin" || site == "none" {
+			return nil
+		}
+		return forbidden("cross-site write refused: the browser says this request comes from another site (Sec-Fetch-Site: " + site + ")")
+	}
+	if origin := c.Get(fiber.HeaderOrigin); origin != "" {
+		u, err := url.Parse(origin)
+		if err != nil || u.Host == "" || !strings.EqualFold(u.Host, c.Hostname()) {
+			return forbidden("cross-site write refused: Origin " + strconv.Quote(origin) + " is not this server (" + c.Hostname() + ")")
+		}
+		return nil
+	}
+	ct, _, _ := strings.Cut(strings.ToLower(c.Get(fiber.HeaderContentType)), ";")
+	switch strings.TrimSpace(ct) {
+	case "text/plain", fiber.MIMEApplicationForm, fiber.MIMEMultipartForm:
+		return forbidden("write refused: a " + strings.TrimSpace(ct) + " body without Origin or Sec-Fetch-Site may come from another site's form; " +
+			"send JSON (Content-Type: application/json), a bearer token, or an Origin header naming this server")
+	}
+	return nil
 }
 
 // CSRFToken returns the CSRF token of request c for pages to put in forms

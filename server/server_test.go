@@ -429,7 +429,11 @@ func TestOversizeBody(t *testing.T) {
 func TestUnsupportedContentType(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	resp := f.do(http.MethodPost, "/api/v1/definitions", "text/plain", []byte("x"), nil)
+	req := httptest.NewRequest(http.MethodPost, "/api/v1/definitions", strings.NewReader("x"))
+	req.Header.Set("Content-Type", "text/plain")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := f.srv.App().Test(req, -1)
+	require.NoError(t, err)
 	requireEnvelope(t, resp, http.StatusUnsupportedMediaType, "unsupported_media_type")
 }
 
