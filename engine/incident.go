@@ -24,7 +24,7 @@ func (x *instance) incidentAt(t *token, kind, msg string, phase incidentPhase) *
 	if phase == phaseJob {
 		attempts = t.attempt
 	}
-	inc := &Incident{ID: newID(), InstanceID: x.id, ElementID: t.node.ID, TokenID: t.id,
+	inc := &Incident{ID: newID(), InstanceID: x.id, Definition: x.head.DefinitionKey, ElementID: t.node.ID, TokenID: t.id,
 		Kind: kind, Message: msg, Created: x.now, Phase: string(phase), Attempts: attempts}
 	t.status, t.incident = TokenIncident, inc.ID
 	x.incidents = append(x.incidents, inc)
@@ -42,7 +42,7 @@ func (x *instance) resolve(c command) error {
 	}
 	inc := x.incidents[i]
 	t := x.token(inc.TokenID)
-	x.closeIncident(i)
+	x.closeIncident(i, Resolved)
 	if t == nil {
 		return nil
 	}
@@ -62,11 +62,20 @@ func (x *instance) resolve(c command) error {
 	return nil
 }
 
-func (x *instance) closeIncident(i int) {
+// closeIncident closes an open incident and settles the dead letter a job
+// incident raised, so both say the same.
+func (x *instance) closeIncident(i int, how Resolution) {
 	inc := x.incidents[i]
 	now := x.now
-	inc.Resolved = &now
+	inc.Resolved, inc.Resolution = &now, how
 	x.incChanges = append(x.incChanges, *inc)
+	if inc.Kind == "job" { // raised with a dead letter of the same id
+		status := DeadLetterReplayed
+		if how == Cancelled {
+			status = DeadLetterCancelled
+		}
+		x.settled = append(x.settled, DeadLetterSettlement{ID: inc.ID, Status: status, Settled: now})
+	}
 	x.emit(EventIncidentResolved, x.proc.Node(inc.ElementID), nil, map[string]any{"incidentId": inc.ID})
 	x.incidents = slices.Delete(x.incidents, i, i+1)
 }
@@ -75,7 +84,7 @@ func (x *instance) closeIncident(i int) {
 func (x *instance) resolveIncidentsOf(t *token) {
 	for i := len(x.incidents) - 1; i >= 0; i-- {
 		if x.incidents[i].TokenID == t.id {
-			x.closeIncident(i)
+			x.closeIncident(i, Cancelled)
 		}
 	}
 }

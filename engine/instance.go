@@ -42,6 +42,7 @@ type instance struct {
 	taskChanges []Task
 	incChanges  []Incident
 	deadLetters []DeadLetter
+	settled     []DeadLetterSettlement
 	work        []step
 	joinsDirty  bool
 	steps       int
@@ -195,7 +196,7 @@ func (x *instance) change() Change {
 	s := x.snapshot()
 	x.snap = nil
 	s.Pending = x.events
-	return Change{Snapshot: s, PrevSeq: x.prevSeq, Create: x.unstored, Tasks: x.taskChanges, Incidents: x.incChanges, DeadLetters: x.deadLetters}
+	return Change{Snapshot: s, PrevSeq: x.prevSeq, Create: x.unstored, Tasks: x.taskChanges, Incidents: x.incChanges, DeadLetters: x.deadLetters, Settled: x.settled}
 }
 
 // committed starts a new change after the store took the last one. The
@@ -203,7 +204,7 @@ func (x *instance) change() Change {
 func (x *instance) committed() {
 	clear(x.events)
 	x.events = x.events[:0]
-	x.taskChanges, x.incChanges, x.deadLetters = nil, nil, nil
+	x.taskChanges, x.incChanges, x.deadLetters, x.settled = nil, nil, nil, nil
 	x.unstored = false
 }
 

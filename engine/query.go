@@ -35,28 +35,10 @@ func (e *Engine) InstanceCounts(ctx context.Context, key string) (map[string]map
 
 // Incident returns one incident, open or resolved.
 func (e *Engine) Incident(ctx context.Context, id string) (Incident, error) {
-	all, err := e.store.Incidents(ctx, IncidentFilter{})
-	if err != nil {
-		return Incident{}, fmt.Errorf("incident %s: %w", id, err)
-	}
-	for _, inc := range all {
-		if inc.ID == id {
-			return inc, nil
-		}
-	}
-	return Incident{}, fmt.Errorf("incident %s: %w", id, ErrNotFound)
+	return e.store.Incident(ctx, id)
 }
 
 // DeadLetter returns one dead letter.
 func (e *Engine) DeadLetter(ctx context.Context, id string) (DeadLetter, error) {
-	all, err := e.store.DeadLetters(ctx, DeadLetterFilter{})
-	if err != nil {
-		return DeadLetter{}, fmt.Errorf("dead letter %s: %w", id, err)
-	}
-	for _, d := range all {
-		if d.ID == id {
-			return d, nil
-		}
-	}
-	return DeadLetter{}, fmt.Errorf("dead letter %s: %w", id, ErrNotFound)
+	return e.store.DeadLetter(ctx, id)
 }

@@ -142,6 +142,7 @@ type TaskComment struct {
 type Incident struct {
 	ID         string     `json:"id" bson:"_id"`
 	InstanceID string     `json:"instanceId" bson:"instance_id"`
+	Definition string     `json:"definition,omitempty" bson:"definition_key,omitempty"`
 	ElementID  string     `json:"elementId" bson:"element_id"`
 	TokenID    uint64     `json:"tokenId" bson:"token_id"`
 	Kind       string     `json:"kind" bson:"kind"` // job, condition, expression, error, ...
@@ -150,12 +151,40 @@ type Incident struct {
 	Phase      string     `json:"phase" bson:"phase"` // what resolving does again: enter, leave or job
 	Created    time.Time  `json:"createdAt" bson:"created_at"`
 	Resolved   *time.Time `json:"resolvedAt,omitempty" bson:"resolved_at,omitempty"`
+	// Resolution says how a closed incident closed: "resolved" (an operator
+	// retried it) or "cancelled" (its token went away).
+	Resolution Resolution `json:"resolution,omitempty" bson:"resolution,omitempty"`
+}
+
+// Resolution is how an incident, and the dead letter it raised, closed.
+type Resolution string
+
+const (
+	Resolved  Resolution = "resolved"  // retried by an operator: the job ran again
+	Cancelled Resolution = "cancelled" // its token went away (cancel, interrupt, move)
+)
+
+// DeadLetterStatus is where a dead letter stands; it follows its incident.
+type DeadLetterStatus string
+
+const (
+	DeadLetterOpen      DeadLetterStatus = "open"      // its incident is open: replay it
+	DeadLetterReplayed  DeadLetterStatus = "replayed"  // its incident was resolved: the job ran again
+	DeadLetterCancelled DeadLetterStatus = "cancelled" // its token went away: nothing to replay
+)
+
+// DeadLetterSettlement closes a dead letter when its incident closes.
+type DeadLetterSettlement struct {
+	ID      string
+	Status  DeadLetterStatus
+	Settled time.Time
 }
 
 // DeadLetter is a job whose retries ran out, with what is needed to replay it.
 type DeadLetter struct {
 	ID         string    `json:"id" bson:"_id"`
 	InstanceID string    `json:"instanceId" bson:"instance_id"`
+	Definition string    `json:"definition,omitempty" bson:"definition_key,omitempty"`
 	ElementID  string    `json:"elementId" bson:"element_id"`
 	IncidentID string    `json:"incidentId" bson:"incident_id"`
 	JobType    string    `json:"jobType" bson:"job_type"`
@@ -163,4 +192,8 @@ type DeadLetter struct {
 	LastError  string    `json:"lastError" bson:"last_error"`
 	Errors     []string  `json:"errors" bson:"errors"`
 	Created    time.Time `json:"createdAt" bson:"created_at"`
+	// Status follows the incident: open while it is, then replayed or
+	// cancelled, with the time it was settled. The letter stays listed.
+	Status  DeadLetterStatus `json:"status" bson:"status"`
+	Settled *time.Time       `json:"settledAt,omitempty" bson:"settled_at,omitempty"`
 }

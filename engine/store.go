@@ -90,6 +90,10 @@ type Store interface {
 	Incidents(ctx context.Context, f IncidentFilter) ([]Incident, error)
 	// DeadLetters lists dead letters, newest first.
 	DeadLetters(ctx context.Context, f DeadLetterFilter) ([]DeadLetter, error)
+	// DeadLetter returns one dead letter by id.
+	DeadLetter(ctx context.Context, id string) (DeadLetter, error)
+	// Incident returns one incident, open or closed, by id.
+	Incident(ctx context.Context, id string) (Incident, error)
 	// DeleteDeadLetter removes one dead letter.
 	DeleteDeadLetter(ctx context.Context, id string) error
 
@@ -129,6 +133,9 @@ type Change struct {
 	Tasks       []Task
 	Incidents   []Incident
 	DeadLetters []DeadLetter
+	// Settled are dead letters whose incident closed: the store sets their
+	// status and time, and keeps the rest.
+	Settled []DeadLetterSettlement
 }
 
 // InstanceFilter selects instances.
@@ -179,5 +186,6 @@ type IncidentFilter struct {
 // DeadLetterFilter selects dead letters.
 type DeadLetterFilter struct {
 	InstanceID string
+	Status     DeadLetterStatus // "" for any
 	Limit      int
 }

@@ -8,9 +8,11 @@ import (
 	"github.com/workflowpp/wfpp/engine"
 )
 
-// listDeadLetters is GET /api/v1/dead-letters?instance=&limit=&cursor=, newest first.
+// listDeadLetters is GET /api/v1/dead-letters?instance=&status=&limit=&cursor=,
+// newest first. status is open, replayed or cancelled; a letter stays listed
+// once settled, with the status its incident gave it.
 func (s *Server) listDeadLetters(c *fiber.Ctx) error {
-	if err := onlyParams(c, "instance", "cursor", "limit"); err != nil {
+	if err := onlyParams(c, "instance", "status", "cursor", "limit"); err != nil {
 		return err
 	}
 	limit, err := limitOf(c)
@@ -21,9 +23,16 @@ func (s *Server) listDeadLetters(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	f := engine.DeadLetterFilter{InstanceID: c.Query("instance")}
+	switch st := engine.DeadLetterStatus(c.Query("status")); st {
+	case "", engine.DeadLetterOpen, engine.DeadLetterReplayed, engine.DeadLetterCancelled:
+		f.Status = st
+	default:
+		return badRequest("query parameter \"status\" is %q: use open, replayed or cancelled", st)
+	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	all, err := s.eng.Store().DeadLetters(ctx, engine.DeadLetterFilter{InstanceID: c.Query("instance")})
+	all, err := s.eng.Store().DeadLetters(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -44,8 +53,8 @@ func (s *Server) getDeadLetter(c *fiber.Ctx) error {
 
 // replayDeadLetter is POST /api/v1/dead-letters/:id/replay {"variables"?}:
 // resolves the dead letter's open incident, so its job runs again with fresh
-// retries, then deletes the dead letter. When the incident is closed already
-// the job's token has moved on and replaying would run the job twice: 409.
+// retries; the letter stays, as replayed. A settled letter is 409
+// dead_letter_settled: replaying it would run the job twice.
 func (s *Server) replayDeadLetter(c *fiber.Ctx) error {
 	var b variablesBody
 	if err := decode(c, &b); err != nil {
@@ -53,23 +62,8 @@ func (s *Server) replayDeadLetter(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	d, err := s.eng.DeadLetter(ctx, c.Params("id"))
+	d, snap, err := s.eng.ReplayDeadLetter(ctx, c.Params("id"), b.Variables)
 	if err != nil {
-		return err
-	}
-	inc, err := s.eng.Incident(ctx, d.IncidentID)
-	if err != nil {
-		return err
-	}
-	if inc.Resolved != nil {
-		return &Error{Status: http.StatusConflict, Code: "incident_resolved",
-			Message: sprintf("dead letter %s: its incident %s is resolved already, so the job ran again or its token moved on; delete the dead letter instead", d.ID, inc.ID)}
-	}
-	snap, err := s.eng.ResolveIncident(ctx, d.InstanceID, inc.ID, b.Variables)
-	if err != nil {
-		return err
-	}
-	if err := s.eng.Store().DeleteDeadLetter(ctx, d.ID); err != nil {
 		return err
 	}
 	s.log.Info("dead letter replayed", "instance_id", d.InstanceID, "element_id", d.ElementID, "dead_letter_id", d.ID,
@@ -77,11 +71,12 @@ func (s *Server) replayDeadLetter(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"replayed": true, "deadLetter": d, "instance": viewOf(snap)})
 }
 
-// deleteDeadLetter is DELETE /api/v1/dead-letters/:id: 204.
+// deleteDeadLetter is DELETE /api/v1/dead-letters/:id: 204 for a settled
+// letter, 409 dead_letter_open while its incident is open.
 func (s *Server) deleteDeadLetter(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	if err := s.eng.Store().DeleteDeadLetter(ctx, c.Params("id")); err != nil {
+	if err := s.eng.DeleteDeadLetter(ctx, c.Params("id")); err != nil {
 		return err
 	}
 	return c.SendStatus(http.StatusNoContent)

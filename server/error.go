@@ -107,6 +107,10 @@ func classify(err error) *Error {
 	case errors.As(err, &syntax):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "invalid_definition", Message: msg,
 			Details: []map[string]any{{"elementId": "", "message": msg, "line": syntax.Line, "column": syntax.Column}}}
+	case errors.Is(err, engine.ErrDeadLetterSettled):
+		return &Error{Status: http.StatusConflict, Code: "dead_letter_settled", Message: msg}
+	case errors.Is(err, engine.ErrDeadLetterOpen):
+		return &Error{Status: http.StatusConflict, Code: "dead_letter_open", Message: msg}
 	case errors.Is(err, engine.ErrNotFound):
 		return &Error{Status: http.StatusNotFound, Code: "not_found", Message: msg}
 	case errors.Is(err, engine.ErrInvalidInput):

@@ -95,16 +95,21 @@ func TestExternalJobs(t *testing.T) {
 type incident struct {
 	ID         string     `json:"id"`
 	InstanceID string     `json:"instanceId"`
+	Definition string     `json:"definition"`
 	ElementID  string     `json:"elementId"`
 	Resolved   *time.Time `json:"resolvedAt"`
+	Resolution string     `json:"resolution"`
 }
 
 type deadLetter struct {
-	ID         string `json:"id"`
-	InstanceID string `json:"instanceId"`
-	IncidentID string `json:"incidentId"`
-	JobType    string `json:"jobType"`
-	LastError  string `json:"lastError"`
+	ID         string     `json:"id"`
+	InstanceID string     `json:"instanceId"`
+	Definition string     `json:"definition"`
+	IncidentID string     `json:"incidentId"`
+	JobType    string     `json:"jobType"`
+	LastError  string     `json:"lastError"`
+	Status     string     `json:"status"`
+	Settled    *time.Time `json:"settledAt"`
 }
 
 // failToIncident starts an external instance and fails its only attempt.
@@ -166,24 +171,31 @@ func TestIncidentsAndDeadLetters(t *testing.T) {
 	require.Equal(t, http.StatusOK, f.json(http.MethodPost, "/api/v1/jobs/"+url.PathEscape(j.Key)+"/complete", map[string]any{"worker": "w1"}, nil).StatusCode)
 	f.waitStatus(first, "completed")
 
-	// its dead letter cannot be replayed any more: the incident is closed
-	for _, d := range dls.Items {
-		if d.InstanceID == first {
-			requireEnvelope(t, f.json(http.MethodPost, "/api/v1/dead-letters/"+d.ID+"/replay", nil, nil), http.StatusConflict, "incident_resolved")
-			resp = f.json(http.MethodDelete, "/api/v1/dead-letters/"+d.ID, nil, nil)
-			require.Equal(t, http.StatusNoContent, resp.StatusCode)
-			requireEnvelope(t, f.json(http.MethodDelete, "/api/v1/dead-letters/"+d.ID, nil, nil), http.StatusNotFound, "not_found")
-		}
-	}
+	// its dead letter followed the incident: listed as replayed, no second replay
+	var firstDL deadLetter
+	resp = f.json(http.MethodGet, "/api/v1/dead-letters/"+firstInc.ID, nil, &firstDL)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "a job incident's dead letter has its id")
+	require.Equal(t, "replayed", firstDL.Status)
+	require.NotNil(t, firstDL.Settled)
+	requireEnvelope(t, f.json(http.MethodPost, "/api/v1/dead-letters/"+firstDL.ID+"/replay", nil, nil), http.StatusConflict, "dead_letter_settled")
 
-	// replay the second's dead letter: the job runs again, the letter is gone
+	// the second's letter is open: it cannot be deleted out of step with its incident
+	requireEnvelope(t, f.json(http.MethodDelete, "/api/v1/dead-letters/"+secondDL.ID, nil, nil), http.StatusConflict, "dead_letter_open")
+	// replaying it resolves the incident: the job runs again, the letter stays as replayed
 	var replay struct {
-		Replayed bool `json:"replayed"`
+		Replayed   bool       `json:"replayed"`
+		DeadLetter deadLetter `json:"deadLetter"`
 	}
 	resp = f.json(http.MethodPost, "/api/v1/dead-letters/"+secondDL.ID+"/replay", nil, &replay)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.True(t, replay.Replayed)
-	requireEnvelope(t, f.json(http.MethodGet, "/api/v1/dead-letters/"+secondDL.ID, nil, nil), http.StatusNotFound, "not_found")
+	require.Equal(t, "replayed", replay.DeadLetter.Status)
+	var inc incident
+	f.json(http.MethodGet, "/api/v1/incidents?instance="+second, nil, &incs)
+	require.Len(t, incs.Items, 1)
+	inc = incs.Items[0]
+	require.NotNil(t, inc.Resolved, "replaying the letter resolved its incident")
+	require.Equal(t, "resolved", inc.Resolution)
 	j = f.fetch(second, "w1")
 	require.Equal(t, http.StatusOK, f.json(http.MethodPost, "/api/v1/jobs/"+url.PathEscape(j.Key)+"/complete", map[string]any{"worker": "w1"}, nil).StatusCode)
 	f.waitStatus(second, "completed")
@@ -191,8 +203,13 @@ func TestIncidentsAndDeadLetters(t *testing.T) {
 	f.json(http.MethodGet, "/api/v1/incidents?open=true", nil, &incs)
 	require.Empty(t, incs.Items)
 	dls.Items = nil
-	f.json(http.MethodGet, "/api/v1/dead-letters", nil, &dls)
+	f.json(http.MethodGet, "/api/v1/dead-letters?status=open", nil, &dls)
 	require.Empty(t, dls.Items)
+	f.json(http.MethodGet, "/api/v1/dead-letters?status=replayed", nil, &dls)
+	require.Len(t, dls.Items, 2, "settled letters stay listed")
+	// settled letters may be deleted
+	require.Equal(t, http.StatusNoContent, f.json(http.MethodDelete, "/api/v1/dead-letters/"+firstDL.ID, nil, nil).StatusCode)
+	requireEnvelope(t, f.json(http.MethodDelete, "/api/v1/dead-letters/"+firstDL.ID, nil, nil), http.StatusNotFound, "not_found")
 
 	for _, tc := range []struct {
 		method, path string
@@ -204,7 +221,71 @@ func TestIncidentsAndDeadLetters(t *testing.T) {
 		{http.MethodGet, "/api/v1/dead-letters/nope", http.StatusNotFound, "not_found"},
 		{http.MethodPost, "/api/v1/dead-letters/nope/replay", http.StatusNotFound, "not_found"},
 		{http.MethodGet, "/api/v1/dead-letters?limit=x", http.StatusBadRequest, "invalid_input"},
+		{http.MethodGet, "/api/v1/dead-letters?status=gone", http.StatusBadRequest, "invalid_input"},
+		{http.MethodPost, "/api/v1/incidents/retry", http.StatusBadRequest, "invalid_input"}, // body below
 	} {
+		if tc.path == "/api/v1/incidents/retry" {
+			requireEnvelope(t, f.json(tc.method, tc.path, map[string]any{"jobType": "x"}, nil), tc.status, tc.code)
+			continue
+		}
 		requireEnvelope(t, f.json(tc.method, tc.path, nil, nil), tc.status, tc.code)
 	}
+}
+
+// TestBulkRetryAndReplay: bulk operations select by filter, count first with
+// dryRun, and keep incidents and dead letters in step; a cancelled
+// instance's letter is settled as cancelled.
+func TestBulkRetryAndReplay(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.deploy("testdata/external.bpmn")
+	ids := []string{f.failToIncident(), f.failToIncident(), f.failToIncident(), f.failToIncident()}
+
+	var res struct {
+		DryRun  bool `json:"dryRun"`
+		Matched int  `json:"matched"`
+		Done    int  `json:"done"`
+		Failed  []struct{ ID, Code, Error string }
+	}
+	resp := f.json(http.MethodPost, "/api/v1/dead-letters/replay", map[string]any{"definition": "external", "dryRun": true}, &res)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, 4, res.Matched)
+	require.Zero(t, res.Done)
+	f.json(http.MethodPost, "/api/v1/dead-letters/replay", map[string]any{"definition": "other", "dryRun": true}, &res)
+	require.Zero(t, res.Matched)
+
+	// cancelling an instance settles its letter as cancelled
+	require.Equal(t, http.StatusOK, f.json(http.MethodPost, "/api/v1/instances/"+ids[0]+"/cancel", nil, nil).StatusCode)
+	var dl deadLetter
+	var dls struct{ Items []deadLetter }
+	f.json(http.MethodGet, "/api/v1/dead-letters?instance="+ids[0], nil, &dls)
+	require.Len(t, dls.Items, 1)
+	dl = dls.Items[0]
+	require.Equal(t, "cancelled", dl.Status)
+	require.Equal(t, "external", dl.Definition)
+
+	// retry the incidents of one instance through the incidents view ...
+	f.json(http.MethodPost, "/api/v1/incidents/retry", map[string]any{"instance": ids[1]}, &res)
+	require.Equal(t, 1, res.Matched)
+	require.Equal(t, 1, res.Done)
+	f.json(http.MethodGet, "/api/v1/dead-letters?instance="+ids[1], nil, &dls)
+	require.Equal(t, "replayed", dls.Items[0].Status, "the dead letters view agrees")
+
+	// ... and replay the rest through the dead letters view
+	f.json(http.MethodPost, "/api/v1/dead-letters/replay", map[string]any{"jobType": "ext.work"}, &res)
+	require.Equal(t, 2, res.Matched)
+	require.Equal(t, 2, res.Done)
+	require.Empty(t, res.Failed)
+	var incs struct{ Items []incident }
+	f.json(http.MethodGet, "/api/v1/incidents?open=true", nil, &incs)
+	require.Empty(t, incs.Items, "the incidents view agrees")
+	f.json(http.MethodPost, "/api/v1/dead-letters/replay", map[string]any{"dryRun": true}, &res)
+	require.Zero(t, res.Matched, "nothing open is left")
+
+	f.json(http.MethodGet, "/api/v1/incidents", nil, &incs)
+	resolutions := map[string]int{}
+	for _, i := range incs.Items {
+		resolutions[i.Resolution]++
+	}
+	require.Equal(t, map[string]int{"resolved": 3, "cancelled": 1}, resolutions)
 }

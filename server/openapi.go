@@ -71,12 +71,14 @@ var apiOperations = []apiOperation{
 	{"post", "/jobs/{key}/extend-lock", "jobs", "Extend the lock on an external job", nil, "JobExtend", 200, "", []int{404, 409}},
 
 	{"get", "/incidents", "incidents", "List incidents, newest first", []string{"instance", "open", "limit", "cursor"}, "", 200, "IncidentPage", nil},
+	{"post", "/incidents/retry", "incidents", "Retry every open incident a filter selects (at most 1,000; dryRun only counts)", nil, "Bulk", 200, "BulkResult", nil},
 	{"post", "/incidents/{id}/resolve", "incidents", "Resolve an incident: merge variables and retry what it stopped", nil, "Variables", 200, "Instance", []int{404, 409}},
 
-	{"get", "/dead-letters", "dead letters", "List dead letters, newest first", []string{"instance", "limit", "cursor"}, "", 200, "DeadLetterPage", nil},
+	{"get", "/dead-letters", "dead letters", "List dead letters, newest first; status is open, replayed or cancelled, as its incident closed", []string{"instance", "status", "limit", "cursor"}, "", 200, "DeadLetterPage", nil},
+	{"post", "/dead-letters/replay", "dead letters", "Replay every open dead letter a filter selects (at most 1,000; dryRun only counts)", nil, "Bulk", 200, "BulkResult", nil},
 	{"get", "/dead-letters/{id}", "dead letters", "Get a dead letter", nil, "", 200, "DeadLetter", []int{404}},
-	{"post", "/dead-letters/{id}/replay", "dead letters", "Replay a dead letter: resolve its incident so the job runs again, then delete it", nil, "Variables", 200, "", []int{404, 409}},
-	{"delete", "/dead-letters/{id}", "dead letters", "Delete a dead letter", nil, "", 204, "", []int{404}},
+	{"post", "/dead-letters/{id}/replay", "dead letters", "Replay an open dead letter: resolve its incident so the job runs again; the letter stays, replayed", nil, "Variables", 200, "", []int{404, 409}},
+	{"delete", "/dead-letters/{id}", "dead letters", "Delete a settled dead letter (409 while its incident is open)", nil, "", 204, "", []int{404, 409}},
 }
 
 var (
@@ -155,11 +157,15 @@ func apiSchemas() map[string]any {
 		"JobFail":     obj(map[string]any{"worker": str, "message": str, "errorCode": str, "retryAfterMs": num}, "worker", "message"),
 		"JobExtend":   obj(map[string]any{"worker": str, "lockMs": num}, "worker", "lockMs"),
 		"Incident": obj(map[string]any{"id": str, "instanceId": str, "elementId": str, "tokenId": num, "kind": str, "message": str,
-			"attempts": num, "phase": str, "createdAt": tim, "resolvedAt": tim}),
+			"attempts": num, "phase": str, "createdAt": tim, "resolvedAt": tim, "resolution": str, "definition": str}),
 		"IncidentPage": pageOf("Incident"),
 		"DeadLetter": obj(map[string]any{"id": str, "instanceId": str, "elementId": str, "incidentId": str, "jobType": str,
-			"attempts": num, "lastError": str, "errors": strs, "createdAt": tim}),
+			"attempts": num, "lastError": str, "errors": strs, "createdAt": tim, "status": str, "settledAt": tim, "definition": str}),
 		"DeadLetterPage": pageOf("DeadLetter"),
+		"Bulk": obj(map[string]any{"instance": str, "definition": str, "elementId": str, "kind": str, "jobType": str,
+			"dryRun": map[string]any{"type": "boolean"}, "variables": anyOb}),
+		"BulkResult": obj(map[string]any{"dryRun": map[string]any{"type": "boolean"}, "matched": num, "done": num,
+			"failed": map[string]any{"type": "array", "items": obj(map[string]any{"id": str, "code": str, "error": str})}}),
 	}
 }
 

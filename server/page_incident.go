@@ -39,7 +39,7 @@ func (s *Server) incidentsPage(c *fiber.Ctx) error {
 	dhi := min(dlo+PageSizeDefault, len(dls))
 	for _, l := range dls[dlo:dhi] {
 		d.DeadLetters = append(d.DeadLetters, web.DeadLetterRow{ID: l.ID, InstanceID: l.InstanceID, ElementID: l.ElementID,
-			IncidentID: l.IncidentID, JobType: l.JobType, Attempts: l.Attempts, LastError: l.LastError, Errors: l.Errors, Created: l.Created})
+			IncidentID: l.IncidentID, JobType: l.JobType, Attempts: l.Attempts, LastError: l.LastError, Errors: l.Errors, Created: l.Created, Status: string(l.Status)})
 	}
 	d.DeadPager = web.Pager{Path: "/incidents", Query: url.Values{}, Prev: dlo > 0, Shown: dhi - dlo, Param: "dcursor"}
 	if dhi < len(dls) {
@@ -65,44 +65,23 @@ func (s *Server) uiRetry(c *fiber.Ctx) error {
 	return c.JSON(viewOf(snap))
 }
 
-func (s *Server) pageDeadLetter(c *fiber.Ctx) (engine.DeadLetter, error) {
-	ctx, cancel := s.ctx(c)
-	defer cancel()
-	dls, err := s.eng.Store().DeadLetters(ctx, engine.DeadLetterFilter{})
-	if err != nil {
-		return engine.DeadLetter{}, err
-	}
-	for _, l := range dls {
-		if l.ID == c.Params("id") {
-			return l, nil
-		}
-	}
-	return engine.DeadLetter{}, &Error{Status: http.StatusNotFound, Code: "not_found", Message: "dead letter " + c.Params("id") + " is gone: it was replayed or deleted"}
-}
-
 // uiReplay is POST /ui/deadletters/:id/replay: resolves the incident the
-// dead letter raised, which runs the job again, then drops the letter.
+// dead letter raised, which runs the job again; the letter stays, replayed.
 func (s *Server) uiReplay(c *fiber.Ctx) error {
-	l, err := s.pageDeadLetter(c)
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	d, _, err := s.eng.ReplayDeadLetter(ctx, c.Params("id"), nil)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := s.ctx(c)
-	defer cancel()
-	if _, err := s.eng.ResolveIncident(ctx, l.InstanceID, l.IncidentID, nil); err != nil {
-		return err
-	}
-	if err := s.eng.Store().DeleteDeadLetter(ctx, l.ID); err != nil {
-		return err
-	}
-	return c.JSON(fiber.Map{"replayed": l.ID})
+	return c.JSON(fiber.Map{"replayed": d.ID})
 }
 
-// uiDeleteDeadLetter is DELETE /ui/deadletters/:id.
+// uiDeleteDeadLetter is DELETE /ui/deadletters/:id: settled letters only.
 func (s *Server) uiDeleteDeadLetter(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	if err := s.eng.Store().DeleteDeadLetter(ctx, c.Params("id")); err != nil {
+	if err := s.eng.DeleteDeadLetter(ctx, c.Params("id")); err != nil {
 		return err
 	}
 	return c.SendStatus(http.StatusNoContent)

@@ -107,9 +107,11 @@ func (s *Server) routesV1(api fiber.Router) {
 	api.Post("/jobs/:key/extend-lock", jobWorker, s.extendLock)
 
 	api.Get("/incidents", s.listIncidents)
+	api.Post("/incidents/retry", operator, s.retryIncidents)
 	api.Post("/incidents/:id/resolve", operator, s.resolveIncident)
 
 	api.Get("/dead-letters", s.listDeadLetters)
+	api.Post("/dead-letters/replay", operator, s.replayDeadLetters)
 	api.Get("/dead-letters/:id", s.getDeadLetter)
 	api.Post("/dead-letters/:id/replay", operator, s.replayDeadLetter)
 	api.Delete("/dead-letters/:id", operator, s.deleteDeadLetter)

@@ -172,6 +172,14 @@ func (s *Store) DeadLetters(ctx context.Context, f engine.DeadLetterFilter) ([]e
 	return s.inner.DeadLetters(ctx, f)
 }
 
+func (s *Store) DeadLetter(ctx context.Context, id string) (engine.DeadLetter, error) {
+	return s.inner.DeadLetter(ctx, id)
+}
+
+func (s *Store) Incident(ctx context.Context, id string) (engine.Incident, error) {
+	return s.inner.Incident(ctx, id)
+}
+
 func (s *Store) DeleteDeadLetter(ctx context.Context, id string) error {
 	return s.inner.DeleteDeadLetter(ctx, id)
 }

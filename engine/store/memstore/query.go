@@ -142,7 +142,7 @@ func (s *Store) DeadLetters(_ context.Context, f engine.DeadLetterFilter) ([]eng
 	defer s.mu.RUnlock()
 	var out []engine.DeadLetter
 	for _, d := range s.deadLetters {
-		if f.InstanceID == "" || d.InstanceID == f.InstanceID {
+		if (f.InstanceID == "" || d.InstanceID == f.InstanceID) && (f.Status == "" || d.Status == f.Status) {
 			out = append(out, d)
 		}
 	}
@@ -151,6 +151,26 @@ func (s *Store) DeadLetters(_ context.Context, f engine.DeadLetterFilter) ([]eng
 		out = out[:f.Limit]
 	}
 	return out, nil
+}
+
+func (s *Store) DeadLetter(_ context.Context, id string) (engine.DeadLetter, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d, ok := s.deadLetters[id]
+	if !ok {
+		return d, fmt.Errorf("dead letter %s: %w", id, engine.ErrNotFound)
+	}
+	return d, nil
+}
+
+func (s *Store) Incident(_ context.Context, id string) (engine.Incident, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	inc, ok := s.incidents[id]
+	if !ok {
+		return inc, fmt.Errorf("incident %s: %w", id, engine.ErrNotFound)
+	}
+	return inc, nil
 }
 
 func (s *Store) DeleteDeadLetter(_ context.Context, id string) error {

@@ -217,6 +217,12 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 		for _, d := range c.DeadLetters {
 			s.deadLetters[d.ID] = d
 		}
+		for _, st := range c.Settled {
+			if d, ok := s.deadLetters[st.ID]; ok {
+				d.Status, d.Settled = st.Status, &st.Settled
+				s.deadLetters[st.ID] = d
+			}
+		}
 	}
 	s.parkOld()
 	return nil

@@ -142,12 +142,44 @@ func (s *Store) DeadLetters(ctx context.Context, f engine.DeadLetterFilter) ([]e
 	if f.InstanceID != "" {
 		filter = append(filter, bson.E{Key: "instance_id", Value: f.InstanceID})
 	}
+	switch f.Status {
+	case "":
+	case engine.DeadLetterOpen: // letters stored before statuses existed have none
+		filter = append(filter, bson.E{Key: "status", Value: bson.D{{Key: "$in", Value: bson.A{engine.DeadLetterOpen, nil}}}})
+	default:
+		filter = append(filter, bson.E{Key: "status", Value: f.Status})
+	}
 	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: -1}})
 	if f.Limit > 0 {
 		opts.SetLimit(int64(f.Limit))
 	}
 	var out []engine.DeadLetter
-	return out, s.findAll(ctx, s.deadLetters, filter, opts, &out)
+	if err := s.findAll(ctx, s.deadLetters, filter, opts, &out); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if out[i].Status == "" { // stored before statuses existed
+			out[i].Status = engine.DeadLetterOpen
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) DeadLetter(ctx context.Context, id string) (engine.DeadLetter, error) {
+	var d engine.DeadLetter
+	if err := s.deadLetters.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&d); err != nil {
+		return d, mapErr(err, "dead letter "+id)
+	}
+	if d.Status == "" {
+		d.Status = engine.DeadLetterOpen
+	}
+	return d, nil
+}
+
+func (s *Store) Incident(ctx context.Context, id string) (engine.Incident, error) {
+	var inc engine.Incident
+	err := s.incidents.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&inc)
+	return inc, mapErr(err, "incident "+id)
 }
 
 func (s *Store) DeleteDeadLetter(ctx context.Context, id string) error {

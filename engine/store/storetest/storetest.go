@@ -825,7 +825,8 @@ func testDeadLetters(t *testing.T, s engine.Store) {
 	_, err = s.CreateInstance(c, snap("i-2", "order"))
 	require.NoError(t, err)
 	mk := func(id, inst string, d time.Duration) engine.DeadLetter {
-		return engine.DeadLetter{ID: id, InstanceID: inst, ElementID: "pay", JobType: "pay", Attempts: 3, LastError: "x", Errors: []string{"x"}, Created: at(d)}
+		return engine.DeadLetter{ID: id, InstanceID: inst, ElementID: "pay", JobType: "pay", Attempts: 3, LastError: "x", Errors: []string{"x"},
+			Created: at(d), Status: engine.DeadLetterOpen}
 	}
 	n1, n2 := snap("i-1", "order"), snap("i-2", "order")
 	n1.Seq, n2.Seq = 1, 1
@@ -846,9 +847,33 @@ func testDeadLetters(t *testing.T, s engine.Store) {
 	require.Equal(t, []string{"dl-2", "dl-1"}, ids(engine.DeadLetterFilter{InstanceID: "i-1"}))
 	require.Len(t, ids(engine.DeadLetterFilter{Limit: 2}), 2)
 
+	// Settling sets the status and time and keeps the rest; a letter made
+	// and settled in one commit ends settled.
+	n1 = snap("i-1", "order") // the store owns the committed one
+	n1.Seq = 2
+	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: n1, PrevSeq: 1,
+		DeadLetters: []engine.DeadLetter{mk("dl-4", "i-1", 3*time.Hour)},
+		Settled: []engine.DeadLetterSettlement{
+			{ID: "dl-1", Status: engine.DeadLetterReplayed, Settled: at(4 * time.Hour)},
+			{ID: "dl-4", Status: engine.DeadLetterCancelled, Settled: at(4 * time.Hour)},
+			{ID: "gone", Status: engine.DeadLetterCancelled, Settled: at(4 * time.Hour)},
+		}}}}))
+	d1, err := s.DeadLetter(c, "dl-1")
+	require.NoError(t, err)
+	require.Equal(t, engine.DeadLetterReplayed, d1.Status)
+	require.True(t, at(4*time.Hour).Equal(*d1.Settled))
+	require.Equal(t, "pay", d1.JobType)
+	require.Equal(t, []string{"x"}, d1.Errors)
+	require.Equal(t, []string{"dl-3", "dl-2"}, ids(engine.DeadLetterFilter{Status: engine.DeadLetterOpen}))
+	require.Equal(t, []string{"dl-4"}, ids(engine.DeadLetterFilter{Status: engine.DeadLetterCancelled}))
+	_, err = s.DeadLetter(c, "gone")
+	require.ErrorIs(t, err, engine.ErrNotFound, "settling a letter that is not there makes none")
+
 	require.NoError(t, s.DeleteDeadLetter(c, "dl-2"))
-	require.Equal(t, []string{"dl-3", "dl-1"}, ids(engine.DeadLetterFilter{}))
+	require.Equal(t, []string{"dl-4", "dl-3", "dl-1"}, ids(engine.DeadLetterFilter{}))
 	require.ErrorIs(t, s.DeleteDeadLetter(c, "dl-2"), engine.ErrNotFound)
+	_, err = s.DeadLetter(c, "dl-2")
+	require.ErrorIs(t, err, engine.ErrNotFound)
 }
 
 // testCommitConcurrent races commits with the same guard: exactly one wins.

@@ -1,0 +1,121 @@
+package server
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+// BulkMax is how many incidents or dead letters one bulk request acts on;
+// the answer says how many matched, so a caller repeats until none remain.
+const BulkMax = 1000
+
+// bulkBody selects open incidents or dead letters by what they share; every
+// field is optional (none: all open ones). dryRun only counts.
+type bulkBody struct {
+	Instance   string         `json:"instance"`
+	Definition string         `json:"definition"`
+	ElementID  string         `json:"elementId"`
+	Kind       string         `json:"kind"`    // incidents: job, expression, condition, ...
+	JobType    string         `json:"jobType"` // dead letters
+	DryRun     bool           `json:"dryRun"`
+	Variables  map[string]any `json:"variables"` // merged into each instance first
+}
+
+// bulkResult answers a bulk request: how many matched, how many were acted
+// on, and each one that failed with why.
+type bulkResult struct {
+	DryRun  bool         `json:"dryRun"`
+	Matched int          `json:"matched"`
+	Done    int          `json:"done"`
+	Failed  []bulkFailed `json:"failed"`
+}
+
+type bulkFailed struct {
+	ID    string `json:"id"`
+	Code  string `json:"code"`
+	Error string `json:"error"`
+}
+
+func (b bulkBody) matches(instance, definition, element string) bool {
+	return (b.Instance == "" || b.Instance == instance) && (b.Definition == "" || b.Definition == definition) &&
+		(b.ElementID == "" || b.ElementID == element)
+}
+
+// retryIncidents is POST /api/v1/incidents/retry: resolves every open
+// incident the body selects (at most BulkMax), as resolve does one.
+func (s *Server) retryIncidents(c *fiber.Ctx) error {
+	var b bulkBody
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	if b.JobType != "" {
+		return badRequest("field \"jobType\" selects dead letters: use \"kind\" for incidents, or POST /api/v1/dead-letters/replay")
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	open, err := s.eng.Store().Incidents(ctx, engine.IncidentFilter{InstanceID: b.Instance, Open: true})
+	if err != nil {
+		return err
+	}
+	var ids []engine.Incident
+	for _, i := range open {
+		if b.matches(i.InstanceID, i.Definition, i.ElementID) && (b.Kind == "" || b.Kind == i.Kind) {
+			ids = append(ids, i)
+		}
+	}
+	res := bulkResult{DryRun: b.DryRun, Matched: len(ids), Failed: []bulkFailed{}}
+	for _, i := range ids[:min(len(ids), BulkMax)] {
+		if b.DryRun {
+			break
+		}
+		if _, err := s.eng.ResolveIncident(ctx, i.InstanceID, i.ID, b.Variables); err != nil {
+			e := classify(err)
+			res.Failed = append(res.Failed, bulkFailed{ID: i.ID, Code: e.Code, Error: e.Message})
+			continue
+		}
+		res.Done++
+	}
+	s.log.Info("incidents retried", "matched", res.Matched, "done", res.Done, "failed", len(res.Failed), "dry_run", b.DryRun,
+		"user", actorOf(c).Name, "correlation_id", correlationID(c))
+	return c.JSON(res)
+}
+
+// replayDeadLetters is POST /api/v1/dead-letters/replay: replays every open
+// dead letter the body selects (at most BulkMax), as replay does one.
+func (s *Server) replayDeadLetters(c *fiber.Ctx) error {
+	var b bulkBody
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	if b.Kind != "" {
+		return badRequest("field \"kind\" selects incidents: use \"jobType\" for dead letters, or POST /api/v1/incidents/retry")
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	open, err := s.eng.Store().DeadLetters(ctx, engine.DeadLetterFilter{InstanceID: b.Instance, Status: engine.DeadLetterOpen})
+	if err != nil {
+		return err
+	}
+	var sel []engine.DeadLetter
+	for _, d := range open {
+		if b.matches(d.InstanceID, d.Definition, d.ElementID) && (b.JobType == "" || b.JobType == d.JobType) {
+			sel = append(sel, d)
+		}
+	}
+	res := bulkResult{DryRun: b.DryRun, Matched: len(sel), Failed: []bulkFailed{}}
+	for _, d := range sel[:min(len(sel), BulkMax)] {
+		if b.DryRun {
+			break
+		}
+		if _, _, err := s.eng.ReplayDeadLetter(ctx, d.ID, b.Variables); err != nil {
+			e := classify(err)
+			res.Failed = append(res.Failed, bulkFailed{ID: d.ID, Code: e.Code, Error: e.Message})
+			continue
+		}
+		res.Done++
+	}
+	s.log.Info("dead letters replayed", "matched", res.Matched, "done", res.Done, "failed", len(res.Failed), "dry_run", b.DryRun,
+		"user", actorOf(c).Name, "correlation_id", correlationID(c))
+	return c.JSON(res)
+}
