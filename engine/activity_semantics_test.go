@@ -214,6 +214,18 @@ func TestScriptTasks(t *testing.T) {
 		require.Contains(t, incs[0].Message, "time budget exceeded")
 		require.Zero(t, h.count(inst.ID, engine.EventJobRetrying, ""), "wf:retries=0")
 	})
+	t.Run("hungry script exceeds its memory budget", func(t *testing.T) {
+		h := setup(t, withConfig(func(c *engine.Config) {
+			c.Script = script.Config{ScriptTimeout: time.Minute} // memory, not time, stops it
+		}))
+		inst := h.run("script_hungry", nil)
+
+		h.requireStatus(inst.ID, engine.StatusIncident)
+		incs := h.openIncidents(inst.ID)
+		require.Len(t, incs, 1)
+		require.Equal(t, "spin", incs[0].ElementID)
+		require.Contains(t, incs[0].Message, "memory budget exceeded")
+	})
 }
 
 func toFloat(v any) float64 {

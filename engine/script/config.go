@@ -18,6 +18,7 @@ const (
 	MaxOutputBytesDefault   = 1 << 20 // 1 MiB result
 	MaxStringLenDefault     = 1 << 20 // characters, for input, output and string builders
 	MaxDepthDefault         = 64      // nesting of objects/arrays in and out
+	MaxMemoryDefault        = 64 << 20
 )
 
 // Config configures an Evaluator. The zero value means defaults.
@@ -38,6 +39,10 @@ type Config struct {
 	MaxStringLen int
 	// MaxDepth caps the nesting depth of input and output values.
 	MaxDepth int
+	// MaxMemory is how much the heap may grow while one evaluation runs
+	// before it is stopped with ErrMemory (see memory.go for how it is
+	// measured); default 64 MiB.
+	MaxMemory int64
 	// PoolSize is how many idle runtimes are kept; default GOMAXPROCS.
 	PoolSize int
 	// Logger receives console.log output of scripts at debug level;
@@ -54,6 +59,7 @@ func (c Config) WithDefaults() Config {
 	c.MaxOutputBytes = cmp.Or(c.MaxOutputBytes, MaxOutputBytesDefault)
 	c.MaxStringLen = cmp.Or(c.MaxStringLen, MaxStringLenDefault)
 	c.MaxDepth = cmp.Or(c.MaxDepth, MaxDepthDefault)
+	c.MaxMemory = cmp.Or(c.MaxMemory, MaxMemoryDefault)
 	c.PoolSize = cmp.Or(c.PoolSize, runtime.GOMAXPROCS(0))
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -75,6 +81,7 @@ func (c Config) validate() error {
 	positive("MaxOutputBytes", int64(c.MaxOutputBytes))
 	positive("MaxStringLen", int64(c.MaxStringLen))
 	positive("MaxDepth", int64(c.MaxDepth))
+	positive("MaxMemory", c.MaxMemory)
 	positive("PoolSize", int64(c.PoolSize))
 	return errors.Join(errs...)
 }

@@ -62,10 +62,14 @@
 // a time budget (Config.ConditionTimeout, Config.ScriptTimeout) enforced
 // with Runtime.Interrupt by a watchdog timer and by ctx cancellation; a
 // call stack cap; caps on input size, output size, nesting depth and string
-// length (inputs, results, and repeat/padStart/padEnd/join; plain
-// concatenation in a loop is bounded by the time budget only). A runaway
-// loop stops between the budget and the budget plus 10 ms; runaway
-// recursion and panics inside goja come back as errors.
+// length (inputs, results, and repeat/padStart/padEnd/join); and a memory
+// budget (Config.MaxMemory, default 64 MiB): the watchdog measures the
+// process heap while an evaluation runs and stops one under which the live
+// heap grew past the budget with ErrMemory, whatever grew it (plain
+// concatenation, arrays, objects, JSON); see memory.go for what that
+// measure can and cannot tell. A runaway loop stops between the budget and
+// the budget plus 10 ms; runaway recursion and panics inside goja come back
+// as errors.
 //
 // # Performance
 //

@@ -10,6 +10,8 @@ import (
 var (
 	// ErrTimeout: the time budget ran out; the script was interrupted.
 	ErrTimeout = errors.New("script: time budget exceeded")
+	// ErrMemory: the script allocated past Config.MaxMemory; it was interrupted.
+	ErrMemory = errors.New("script: memory budget exceeded")
 	// ErrStackOverflow: the call depth exceeded Config.MaxCallStackSize.
 	ErrStackOverflow = errors.New("script: call stack size exceeded")
 	// ErrLimit: an input, output or string exceeded a configured size limit.

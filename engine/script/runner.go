@@ -30,7 +30,7 @@ func newRunner(cfg *Config) (*runner, error) {
 	if err := lockdown(vm, cfg.MaxStringLen, cfg.Logger); err != nil {
 		return nil, fmt.Errorf("script: preparing sandbox: %w", err)
 	}
-	return &runner{vm: vm, fns: make(map[*goja.Program]goja.Callable), watch: newWatchdog(vm)}, nil
+	return &runner{vm: vm, fns: make(map[*goja.Program]goja.Callable), watch: newWatchdog(vm, cfg.MaxMemory)}, nil
 }
 
 // function returns the callable for p in this runtime.

@@ -245,3 +245,43 @@ func TestConcurrentEvaluations(t *testing.T) {
 		require.NoError(t, <-done)
 	}
 }
+
+// TestMemoryBudgetStopsRunaway: a script or condition that keeps what it
+// allocates is stopped with ErrMemory long before its time budget, whether
+// it grows a string by concatenation, an array of objects or JSON text.
+// Subtests run one at a time: the heap they measure is the process's.
+func TestMemoryBudgetStopsRunaway(t *testing.T) {
+	const budget = 64 << 20
+	e := setup(t, Config{ScriptTimeout: 30 * time.Second, ConditionTimeout: 30 * time.Second, MaxMemory: budget})
+	for _, tc := range []struct{ name, code string }{
+		{"concatenation", "var s = 'x'; for (;;) { s += s }"},
+		{"template literal", "var s = 'abcdefghijklmnop'; for (;;) { s = `${s}${s}` }"},
+		{"array of objects", "var a = []; for (;;) { a.push({k: a.length, v: 'abcdefgh' + a.length}) }"},
+		{"JSON", "var a = [], o = {x: 'y'.repeat(1000)}; for (;;) { a.push(JSON.stringify(o) + a.length) }"},
+		{"object keys", "var o = {}; for (var i = 0; ; i++) { o['k' + i] = i }"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := CompileScript(tc.code)
+			require.NoError(t, err)
+			start := time.Now()
+			_, err = e.RunScript(context.Background(), p, nil)
+			require.ErrorIs(t, err, ErrMemory)
+			require.Contains(t, err.Error(), "memory budget exceeded")
+			require.Contains(t, err.Error(), "64 MiB")
+			t.Logf("stopped after %v: %v", time.Since(start).Round(time.Millisecond), err)
+		})
+	}
+	t.Run("condition", func(t *testing.T) {
+		p, err := CompileExpression("(() => { var s = 'x'; for (;;) { s += s } })()")
+		require.NoError(t, err)
+		_, err = e.EvalBool(context.Background(), p, nil)
+		require.ErrorIs(t, err, ErrMemory)
+	})
+	t.Run("within budget", func(t *testing.T) {
+		p, err := CompileScript("var a = []; for (var i = 0; i < 100000; i++) { a.push('v' + i) }; a.length")
+		require.NoError(t, err)
+		v, err := e.RunScript(context.Background(), p, nil)
+		require.NoError(t, err)
+		require.NotNil(t, v)
+	})
+}

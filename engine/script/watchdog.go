@@ -19,15 +19,18 @@ import (
 // timer stops.
 type watchdog struct {
 	vm      *goja.Runtime
+	memory  uint64 // Config.MaxMemory: see memory.go
 	timer   *time.Timer
 	gen     uint64        // last evaluation number; owner goroutine only
 	running atomic.Uint64 // number of the running evaluation; 0 when idle
 	budget  atomic.Int64
 	armed   atomic.Bool
 
-	mu      sync.Mutex // serialises ticks
-	lastGen uint64
-	seenAt  time.Time
+	mu       sync.Mutex // serialises ticks
+	lastGen  uint64
+	seenAt   time.Time
+	heapBase uint64 // the smallest live heap seen while lastGen ran
+	counted  bool   // lastGen counts in watched
 }
 
 // interrupt is the value passed to vm.Interrupt; gen tells a stale
@@ -43,8 +46,8 @@ func tickFor(budget time.Duration) time.Duration {
 	return max(min(budget/4, maxTick), time.Millisecond)
 }
 
-func newWatchdog(vm *goja.Runtime) *watchdog {
-	w := &watchdog{vm: vm}
+func newWatchdog(vm *goja.Runtime, memory int64) *watchdog {
+	w := &watchdog{vm: vm, memory: uint64(memory)} //nolint:gosec // validated positive
 	w.timer = time.AfterFunc(time.Hour, w.tick)
 	w.timer.Stop()
 	return w
@@ -83,6 +86,10 @@ func (w *watchdog) tick() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	g := w.running.Load()
+	if g != w.lastGen && w.counted {
+		watched.Add(-1)
+		w.counted = false
+	}
 	if g == 0 {
 		w.armed.Store(false)
 		if w.running.Load() == 0 || !w.armed.CompareAndSwap(false, true) {
@@ -92,10 +99,27 @@ func (w *watchdog) tick() {
 	}
 	budget := time.Duration(w.budget.Load())
 	now := time.Now()
-	if g != w.lastGen {
+	switch {
+	case g != w.lastGen:
 		w.lastGen, w.seenAt = g, now
-	} else if now.Sub(w.seenAt) >= budget {
+		w.heapBase, _ = heapBytes()
+		w.counted = true
+		watched.Add(1)
+	case now.Sub(w.seenAt) >= budget:
 		w.vm.Interrupt(&interrupt{g, fmt.Errorf("%w (budget %v)", ErrTimeout, budget)})
+	case w.overBudget():
+		w.vm.Interrupt(&interrupt{g, fmt.Errorf("%w: the heap grew by more than the budget of %d MiB while it ran", ErrMemory, w.memory>>20)})
 	}
 	w.timer.Reset(tickFor(budget))
+}
+
+// overBudget says whether the live heap has grown by more than the memory
+// budget (times the evaluations being watched) since the smallest live heap
+// seen while this evaluation ran: a GC that frees what an earlier runaway
+// left lowers the base, so its garbage does not raise this one's allowance.
+func (w *watchdog) overBudget() bool {
+	if live, _ := heapBytes(); live < w.heapBase {
+		w.heapBase = live
+	}
+	return overBudget(w.heapBase, w.memory*uint64(max(watched.Load(), 1))) //nolint:gosec // a count
 }

@@ -1,0 +1,55 @@
+package script
+
+import (
+	"runtime"
+	"runtime/metrics"
+	"sync/atomic"
+	"time"
+)
+
+// Memory budget. goja cannot say what one runtime allocates, and the Go
+// runtime counts per process, not per goroutine. So the watchdog measures
+// the process heap while an evaluation runs: from the first tick that sees
+// an evaluation it notes the smallest live heap (as of the last GC); on later ticks,
+// when the heap has grown by more than the budget times the evaluations
+// being watched, it forces a GC (at most one per gcEvery, process-wide) and
+// interrupts the evaluation if the live heap is still that much larger.
+//
+// What this bounds: whatever a script builds and keeps (strings, arrays,
+// objects, concatenation, JSON) is stopped once the live heap has grown by
+// MaxMemory per watched evaluation, give or take what one tick allocates;
+// so the heap stays within MaxMemory x concurrent evaluations plus a margin.
+// Garbage a script drops is not counted. Evaluations shorter than one tick
+// (conditions, most scripts) are never measured and cost nothing; a
+// legitimate script running beside a runaway may be stopped with it.
+
+// gcEvery bounds how often the watchdogs force a garbage collection.
+const gcEvery = 50 * time.Millisecond
+
+var (
+	watched   atomic.Int64 // evaluations a watchdog tick is measuring
+	lastForce atomic.Int64 // unix nanoseconds of the last forced GC
+)
+
+// heapBytes returns the live heap as of the last GC and the heap now,
+// garbage included.
+func heapBytes() (live, now uint64) {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64(), s[1].Value.Uint64()
+}
+
+// overBudget says whether the live heap has grown by more than limit over
+// base, forcing a GC first when the heap (garbage included) has.
+func overBudget(base, limit uint64) bool {
+	_, now := heapBytes()
+	if now <= base+limit {
+		return false
+	}
+	last := lastForce.Load()
+	if t := time.Now().UnixNano(); t-last >= int64(gcEvery) && lastForce.CompareAndSwap(last, t) {
+		runtime.GC()
+	}
+	live, _ := heapBytes()
+	return live > base+limit
+}
