@@ -20,6 +20,11 @@ func (x *instance) apply(ctx context.Context, c command) reply {
 			return x.reply(c, fmt.Errorf("instance %s: %w", x.id, ErrInstancePaused))
 		}
 	}
+	if c.reply != nil && c.kind != cmdSignal { // a caller waits: refuse, change nothing
+		if err := x.checkTotal(c.incoming()); err != nil {
+			return x.reply(c, err)
+		}
+	}
 	err := x.do(ctx, c)
 	x.drain()
 	x.updateStatus()

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/workflowpp/wfpp/engine/bpmn"
 	"github.com/workflowpp/wfpp/engine/script"
 )
 
@@ -21,6 +22,9 @@ const (
 	MaxStepsDefault       = 100_000
 	MaxBatchDefault       = 256
 	JobLockTimeoutDefault = 5 * time.Minute
+
+	MaxVariableBytesDefault         = 1 << 20 // one variable, as JSON
+	MaxInstanceVariableBytesDefault = 4 << 20 // all of an instance's variables, as JSON
 )
 
 // UnhandledJobs says what happens to a service task whose type has no handler.
@@ -46,6 +50,16 @@ type Config struct {
 	MaxSteps    int // token moves one command may make before it is an incident (a loop without wait state)
 	MaxBatch    int // commands an applier applies before it commits
 	Unhandled   UnhandledJobs
+	// MaxVariableBytes caps one variable a caller sets (start, task
+	// completion, message, job result, resolve, set variables), measured as
+	// JSON; MaxInstanceVariableBytes caps all of an instance's variables
+	// after such a command. Beyond them the command is refused with a
+	// VariableTooLargeError and changes nothing.
+	MaxVariableBytes         int
+	MaxInstanceVariableBytes int
+	// BPMN limits what a BPMN document may hold (size, nesting, elements,
+	// attributes, value length); zero fields are bpmn's defaults.
+	BPMN bpmn.Options
 	// NoStartTimers turns off the timer start events of deployed definitions
 	// (wfpp run starts its one instance itself).
 	NoStartTimers bool
@@ -66,6 +80,8 @@ func (c Config) WithDefaults() Config {
 	c.JobTimeout = cmp.Or(c.JobTimeout, JobTimeoutDefault)
 	c.MaxSteps = cmp.Or(c.MaxSteps, MaxStepsDefault)
 	c.MaxBatch = cmp.Or(c.MaxBatch, MaxBatchDefault)
+	c.MaxVariableBytes = cmp.Or(c.MaxVariableBytes, MaxVariableBytesDefault)
+	c.MaxInstanceVariableBytes = cmp.Or(c.MaxInstanceVariableBytes, MaxInstanceVariableBytesDefault)
 	if c.Random == nil {
 		c.Random = defaultRandom
 	}
@@ -80,6 +96,7 @@ func (c Config) validate() error {
 	for name, v := range map[string]int{
 		"Partitions": c.Partitions, "InboxSize": c.InboxSize, "NodeQueue": c.NodeQueue,
 		"NodeWorkers": c.NodeWorkers, "MaxSteps": c.MaxSteps, "MaxBatch": c.MaxBatch,
+		"MaxVariableBytes": c.MaxVariableBytes, "MaxInstanceVariableBytes": c.MaxInstanceVariableBytes,
 	} {
 		if v < 1 {
 			errs = append(errs, fmt.Errorf("engine config: %s must be at least 1, got %d", name, v))

@@ -114,12 +114,16 @@ func DetectFormat(src []byte) string {
 // Parse reads a definition in the given format ("" detects it) without
 // validating its expressions; use Validate for that.
 func Parse(src []byte, format string) (*model.Definition, error) {
+	return parse(src, format, bpmn.Options{})
+}
+
+func parse(src []byte, format string, opts bpmn.Options) (*model.Definition, error) {
 	if format == "" {
 		format = DetectFormat(src)
 	}
 	switch format {
 	case FormatBPMN:
-		return bpmn.Parse(src, bpmn.Options{})
+		return bpmn.Parse(src, opts)
 	case FormatDAG:
 		return dag.Parse(src)
 	case FormatGraph:
@@ -161,7 +165,17 @@ func Validate(def *model.Definition) model.Problems {
 // ParseAndValidate parses and validates; the error is model.Problems when the
 // definition has problems.
 func ParseAndValidate(src []byte, format string) (*model.Definition, error) {
-	def, err := Parse(src, format)
+	return parseAndValidate(src, format, bpmn.Options{})
+}
+
+// ParseAndValidate parses and validates with the engine's limits on BPMN
+// input (Config.BPMN).
+func (e *Engine) ParseAndValidate(src []byte, format string) (*model.Definition, error) {
+	return parseAndValidate(src, format, e.cfg.BPMN)
+}
+
+func parseAndValidate(src []byte, format string, opts bpmn.Options) (*model.Definition, error) {
+	def, err := parse(src, format, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +200,7 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (rec DefinitionR
 	if format == "" {
 		format = DetectFormat(req.Source)
 	}
-	def, err := ParseAndValidate(req.Source, format)
+	def, err := e.ParseAndValidate(req.Source, format)
 	if err != nil {
 		return rec, false, err
 	}

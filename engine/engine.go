@@ -195,6 +195,9 @@ func (e *Engine) submit(ctx context.Context, c command) error {
 
 // call submits a command and waits for its reply.
 func (e *Engine) call(ctx context.Context, c command) (reply, error) {
+	if err := e.checkVariables(c.incoming()); err != nil {
+		return reply{}, err
+	}
 	ch := make(chan reply, 1)
 	c.reply = ch
 	if err := e.submit(ctx, c); err != nil {

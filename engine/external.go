@@ -116,6 +116,9 @@ func (x *externalJobs) lockedBy(key, worker string, now time.Time) (*jobRun, err
 
 // CompleteJob completes an external job with its result.
 func (e *Engine) CompleteJob(ctx context.Context, key, worker string, vars map[string]any) error {
+	if err := e.checkVariables(vars); err != nil {
+		return err
+	}
 	r, err := e.external.lockedBy(key, worker, e.clock.Now())
 	if err != nil {
 		return err

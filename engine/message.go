@@ -85,6 +85,9 @@ func (e *Engine) Correlate(ctx context.Context, m Message) (int, error) {
 	if m.Name == "" {
 		return 0, fmt.Errorf("message has no name: %w", ErrInvalidInput)
 	}
+	if err := e.checkVariables(m.Variables); err != nil {
+		return 0, err
+	}
 	if m.InstanceID != "" {
 		_, err := e.call(ctx, command{kind: cmdMessage, inst: m.InstanceID, text: m.Name, key: m.CorrelationKey, vars: m.Variables, user: "any"})
 		if err != nil {

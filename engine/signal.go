@@ -25,6 +25,9 @@ func (e *Engine) Signal(ctx context.Context, name string, vars map[string]any) (
 	if name == "" {
 		return 0, fmt.Errorf("signal has no name: %w", ErrInvalidInput)
 	}
+	if err := e.checkVariables(vars); err != nil {
+		return 0, err
+	}
 	n := 0
 	key := signalSub(name, "", 0)
 	for _, s := range e.messages.candidates(key.name, "") {

@@ -69,6 +69,12 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*Snapshot, bool, 
 		vars = make(map[string]any, len(req.Variables))
 	}
 	maps.Copy(vars, req.Variables)
+	if err := e.checkVariables(vars); err != nil { // before a request id stores anything
+		return nil, false, err
+	}
+	if err := (&instance{e: e}).checkTotal(vars); err != nil {
+		return nil, false, err
+	}
 	now := e.clock.Now()
 	snap := &Snapshot{
 		ID: newID(), DefinitionID: rec.ID, DefinitionKey: rec.Key, Version: rec.Version, ProcessID: proc.ID,

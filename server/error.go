@@ -89,6 +89,7 @@ func classify(err error) *Error {
 		probs    model.Problems
 		syntax   *bpmn.SyntaxError
 		taskErr  *tasks.Error
+		tooLarge *engine.VariableTooLargeError
 	)
 	msg := err.Error()
 	switch {
@@ -102,6 +103,9 @@ func classify(err error) *Error {
 		details := make([]model.Problem, len(probs))
 		copy(details, probs)
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "invalid_definition", Message: msg, Details: details}
+	case errors.As(err, &tooLarge):
+		return &Error{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: msg,
+			Details: []map[string]any{{"variable": tooLarge.Variable, "bytes": tooLarge.Bytes, "limit": tooLarge.Limit, "instanceTotal": tooLarge.Instance}}}
 	case errors.Is(err, bpmn.ErrTooLarge):
 		return &Error{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: msg}
 	case errors.As(err, &syntax):

@@ -54,7 +54,7 @@ func (s *Server) pageValidate(c *fiber.Ctx) error {
 		return badRequest("request body is empty: send the definition's source")
 	}
 	src := append([]byte(nil), c.Body()...)
-	def, err := engine.ParseAndValidate(src, format)
+	def, err := s.eng.ParseAndValidate(src, format)
 	v := pageValidation{Problems: []model.Problem{}}
 	var (
 		probs  model.Problems

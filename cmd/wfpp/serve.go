@@ -57,7 +57,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "Usage: wfpp serve [--addr HOST:PORT]")
 		fmt.Fprintln(stderr, "\nEnvironment (every variable wfpp serve reads):")
 		for _, v := range serveEnv {
-			fmt.Fprintf(stderr, "  %-21s %s\n", v.name, v.doc)
+			fmt.Fprintf(stderr, "  %-28s %s\n", v.name, v.doc)
+		}
+		fmt.Fprintln(stderr, "\nLimits (sizes in bytes or with KiB, MiB, GiB):")
+		for _, v := range limitVars {
+			fmt.Fprintf(stderr, "  %-28s %s\n", v.name, v.doc)
 		}
 		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
@@ -95,7 +99,11 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 	}
 	defer func() { err = errors.Join(err, closeCache(redis)) }()
 
-	eng, err := engine.New(engine.Config{Store: store, Logger: log})
+	engCfg, srvCfg := engine.Config{Store: store, Logger: log}, server.Config{Logger: log}
+	if err := applyLimits(os.Getenv, &engCfg, &srvCfg); err != nil {
+		return err
+	}
+	eng, err := engine.New(engCfg)
 	if err != nil {
 		return err
 	}
@@ -118,7 +126,8 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 		log.Warn("THE LOCAL PROFILE LISTENS BEYOND LOOPBACK: anyone who reaches "+addr+" acts as an admin without logging in; configure users (WFPP_IDENTITY_FILE) or listen on 127.0.0.1",
 			"addr", addr)
 	}
-	srv, err := server.New(server.Config{Engine: eng, Logger: log, Identity: identity, Health: healthChecks(redis, storeCfg)})
+	srvCfg.Engine, srvCfg.Identity, srvCfg.Health = eng, identity, healthChecks(redis, storeCfg)
+	srv, err := server.New(srvCfg)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package bpmn_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -70,6 +71,16 @@ func TestParseHardening(t *testing.T) {
 			data: []byte(`<definitions xmlns="` + bpmnNS + `"><process id="p"><documentation>` + strings.Repeat("y", 70<<10) + `</documentation></process></definitions>`),
 			is:   bpmn.ErrTooLarge, want: `the text of <documentation id=""> has more than 65536 bytes`,
 		},
+		{
+			name: "attribute flood",
+			data: []byte(`<definitions xmlns="` + bpmnNS + `"><process id="p" ` + attrs(50) + `/></definitions>`),
+			opts: bpmn.Options{MaxAttributes: 40}, is: bpmn.ErrTooLarge, want: "more than 40 attributes",
+		},
+		{
+			name: "elements over the option",
+			data: []byte(`<definitions xmlns="` + bpmnNS + `"><process id="p">` + strings.Repeat("<task/>", 11) + `</process></definitions>`),
+			opts: bpmn.Options{MaxElements: 10}, is: bpmn.ErrTooLarge, want: "more than 10 elements",
+		},
 		{name: "value over the option", data: []byte(`<definitions xmlns="` + bpmnNS + `" id="abcdefghij"/>`), opts: bpmn.Options{MaxValue: 8}, is: bpmn.ErrTooLarge},
 	}
 	for _, tt := range tests {
@@ -89,6 +100,15 @@ func TestParseHardening(t *testing.T) {
 			t.Log(err)
 		})
 	}
+}
+
+// attrs returns n distinct attributes.
+func attrs(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, ` a%d="x"`, i)
+	}
+	return b.String()
 }
 
 func TestParseReaderStopsReadingAtTheLimit(t *testing.T) {
@@ -130,7 +150,8 @@ func TestParseLatin1(t *testing.T) {
 
 func TestOptionsWithDefaults(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, bpmn.Options{MaxBytes: bpmn.MaxBytesDefault, MaxDepth: bpmn.MaxDepthDefault, MaxValue: bpmn.MaxValueDefault}, bpmn.Options{}.WithDefaults())
+	require.Equal(t, bpmn.Options{MaxBytes: bpmn.MaxBytesDefault, MaxDepth: bpmn.MaxDepthDefault, MaxValue: bpmn.MaxValueDefault,
+		MaxElements: int(bpmn.MaxBytesDefault / 32), MaxAttributes: int(bpmn.MaxBytesDefault / 8)}, bpmn.Options{}.WithDefaults())
 	require.Equal(t, bpmn.Options{MaxBytes: 5, MaxDepth: 6, MaxValue: 7}, bpmn.Options{MaxBytes: 5, MaxDepth: 6, MaxValue: 7}.WithDefaults())
 	require.Equal(t, int64(10<<20), bpmn.MaxBytesDefault)
 }

@@ -24,6 +24,11 @@ type Options struct {
 	MaxBytes int64 // largest document accepted, in bytes
 	MaxDepth int   // deepest element nesting accepted
 	MaxValue int   // longest attribute value or element text, in bytes (scripts and forms included)
+	// MaxElements caps the elements kept (of the namespaces read); default
+	// MaxBytes/32. MaxAttributes caps the attributes of the whole document;
+	// default 4 x MaxElements.
+	MaxElements   int
+	MaxAttributes int
 }
 
 // WithDefaults fills what is unset.
@@ -31,6 +36,8 @@ func (o Options) WithDefaults() Options {
 	o.MaxBytes = cmp.Or(o.MaxBytes, MaxBytesDefault)
 	o.MaxDepth = cmp.Or(o.MaxDepth, MaxDepthDefault)
 	o.MaxValue = cmp.Or(o.MaxValue, MaxValueDefault)
+	o.MaxElements = cmp.Or(o.MaxElements, int(o.MaxBytes/bytesPerElement))
+	o.MaxAttributes = cmp.Or(o.MaxAttributes, 4*o.MaxElements)
 	return o
 }
 
@@ -43,6 +50,9 @@ func (o Options) validate() error {
 	}
 	if o.MaxValue < 0 {
 		return fmt.Errorf("bpmn: MaxValue is %d: use 0 for the default or a positive size", o.MaxValue)
+	}
+	if o.MaxElements < 0 || o.MaxAttributes < 0 {
+		return fmt.Errorf("bpmn: MaxElements is %d and MaxAttributes %d: use 0 for the defaults or positive counts", o.MaxElements, o.MaxAttributes)
 	}
 	return nil
 }
@@ -131,6 +141,7 @@ func readTree(r io.Reader, opts Options) (*element, error) {
 		root      *element
 		stack     []*element // nil for an element that is not kept
 		kept      int
+		attrs     int
 	)
 	// Errors the decoder finds are where it stopped; ours are where the
 	// offending token starts.
@@ -168,6 +179,9 @@ func readTree(r io.Reader, opts Options) (*element, error) {
 			if len(stack) >= opts.MaxDepth {
 				return nil, failHere(fmt.Errorf("%w: more than %d levels", ErrTooDeep, opts.MaxDepth))
 			}
+			if attrs += len(t.Attr); attrs > opts.MaxAttributes {
+				return nil, failHere(fmt.Errorf("%w: more than %d attributes", ErrTooLarge, opts.MaxAttributes))
+			}
 			for _, a := range t.Attr {
 				if len(a.Value) > opts.MaxValue {
 					return nil, failHere(fmt.Errorf("%w: attribute %q of <%s id=%q> has %d bytes, the limit is %d: shorten it",
@@ -180,8 +194,8 @@ func readTree(r io.Reader, opts Options) (*element, error) {
 				e = &element{name: t.Name, attrs: t.Attr, line: line}
 				root = e
 			case stack[len(stack)-1] != nil && isRead(t.Name.Space):
-				if kept++; int64(kept) > opts.MaxBytes/bytesPerElement {
-					return nil, failHere(fmt.Errorf("%w: more than %d elements", ErrTooLarge, opts.MaxBytes/bytesPerElement))
+				if kept++; kept > opts.MaxElements {
+					return nil, failHere(fmt.Errorf("%w: more than %d elements", ErrTooLarge, opts.MaxElements))
 				}
 				e = &element{name: t.Name, attrs: t.Attr, line: line}
 				parent := stack[len(stack)-1]
