@@ -30,10 +30,11 @@ const (
 // inbox subscribers go through a second worker, which loads the task from
 // the store.
 type Hub struct {
-	src   EventSource
-	store engine.Store
-	log   *slog.Logger
-	cfg   LiveConfig
+	src    EventSource
+	store  engine.Store
+	log    *slog.Logger
+	cfg    LiveConfig
+	access Access // who may subscribe to what
 
 	active   atomic.Int32             // connected clients
 	interest atomic.Pointer[interest] // what the clients subscribe to; nil: nothing
@@ -87,9 +88,16 @@ type HubStats struct {
 	Evicted   uint64 // clients disconnected for being too slow
 }
 
-func newHub(src EventSource, store engine.Store, log *slog.Logger, cfg LiveConfig) *Hub {
+// Access decides whether a user may follow an instance or every instance of
+// a definition: the server's read rule (see access.go). A nil error allows.
+type Access struct {
+	Instance   func(ctx context.Context, u *User, id string) error
+	Definition func(ctx context.Context, u *User, key string) error
+}
+
+func newHub(src EventSource, store engine.Store, log *slog.Logger, cfg LiveConfig, access Access) *Hub {
 	return &Hub{
-		src: src, store: store, log: log, cfg: cfg,
+		src: src, store: store, log: log, cfg: cfg, access: access,
 		wake: make(chan struct{}, 1), taskWake: make(chan struct{}, 1),
 		clients:      map[*client]struct{}{},
 		byInstance:   map[string]map[*client]*instanceSub{},

@@ -85,7 +85,7 @@ func (s *Server) getInstance(c *fiber.Ctx) error {
 	defer cancel()
 	// A reader may see a snapshot a few seconds old from the Redis cache;
 	// the engine itself never reads through it.
-	snap, err := s.eng.Instance(cache.AllowStale(ctx), c.Params("id"))
+	snap, err := s.readInstance(cache.AllowStale(ctx), CurrentUser(c), c.Params("id"))
 	if err != nil {
 		return err
 	}

@@ -61,11 +61,17 @@ func (s *Server) listInstances(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	items := make([]instanceItem, len(snaps))
-	for i, sn := range snaps {
-		items[i] = instanceItem{ID: sn.ID, Definition: sn.DefinitionKey, DefinitionID: sn.DefinitionID, Version: sn.Version,
+	u := CurrentUser(c)
+	items := make([]instanceItem, 0, len(snaps))
+	for _, sn := range snaps {
+		if ok, err := s.mayRead(ctx, u, sn); err != nil {
+			return err
+		} else if !ok {
+			continue // the page may come out shorter; next still pages on
+		}
+		items = append(items, instanceItem{ID: sn.ID, Definition: sn.DefinitionKey, DefinitionID: sn.DefinitionID, Version: sn.Version,
 			BusinessKey: sn.BusinessKey, Status: sn.Status, OpenIncidents: len(sn.Incidents), OpenTasks: len(sn.Tasks),
-			Started: sn.Started, Updated: sn.Updated, Ended: sn.Ended, StatusURL: statusURL(sn.ID)}
+			Started: sn.Started, Updated: sn.Updated, Ended: sn.Ended, StatusURL: statusURL(sn.ID)})
 	}
 	return c.JSON(newListPage(items, next))
 }

@@ -50,8 +50,9 @@ func (s *Server) pageRoutes() {
 	ui.Get("/instances", s.instancesFragment)
 	ui.Get("/definitions/:key/:version/source", s.pageDefinitionSource)
 	ui.Get("/definitions/:key/:version/heatmap", s.pageHeatmap)
-	ui.Post("/definitions/:id/enable", s.pageSetEnabled(true))
-	ui.Post("/definitions/:id/disable", s.pageSetEnabled(false))
+	designer, operator := requireRole(RoleDesigner), requireRole(RoleOperator) // as the REST routes
+	ui.Post("/definitions/:id/enable", designer, s.pageSetEnabled(true))
+	ui.Post("/definitions/:id/disable", designer, s.pageSetEnabled(false))
 	ui.Get("/tasks/:id", s.uiTask)
 	ui.Get("/tasks/:id/form", s.taskForm)
 	worker, humanWork := requireRole(RoleWorker), requireRole(RoleWorker, RoleOperator) // as the REST task routes
@@ -60,9 +61,9 @@ func (s *Server) pageRoutes() {
 	ui.Post("/tasks/:id/delegate", humanWork, s.uiDelegate)
 	ui.Post("/tasks/:id/complete", worker, s.uiComplete)
 	ui.Post("/tasks/:id/comments", humanWork, s.uiComment)
-	ui.Post("/instances/:id/incidents/:incident/retry", s.uiRetry)
-	ui.Post("/deadletters/:id/replay", s.uiReplay)
-	ui.Delete("/deadletters/:id", s.uiDeleteDeadLetter)
+	ui.Post("/instances/:id/incidents/:incident/retry", operator, s.uiRetry)
+	ui.Post("/deadletters/:id/replay", operator, s.uiReplay)
+	ui.Delete("/deadletters/:id", operator, s.uiDeleteDeadLetter)
 }
 
 // page wraps a page handler: its errors become an HTML page in words, not
@@ -97,8 +98,10 @@ func renderPage(c *fiber.Ctx, comp templ.Component) error {
 // pageInfo is the layout data of a page.
 func (s *Server) pageInfo(c *fiber.Ctx, title, active string, styles ...string) web.Page {
 	u, local, _ := pageUser(c)
+	cu := CurrentUser(c)
 	return web.Page{Title: title, Active: active, User: u, Local: local, Styles: styles,
-		CSRF: CSRFToken(c), CSRFField: CSRFField, InboxCount: s.inbox.Count(actorOf(c).task())}
+		CSRF: CSRFToken(c), CSRFField: CSRFField, InboxCount: s.inbox.Count(actorOf(c).task()),
+		Can: web.Abilities{Design: cu.Has(RoleDesigner), Operate: cu.Has(RoleOperator), Work: cu.Has(RoleWorker), ReadAll: readsAll(cu)}}
 }
 
 // pagePager builds the pager of a list page from its request.

@@ -16,6 +16,9 @@ const DeadLettersPageMax = 5000
 
 // incidentsPage is GET /incidents[?cursor=&dcursor=].
 func (s *Server) incidentsPage(c *fiber.Ctx) error {
+	if u := CurrentUser(c); !readsAll(u) {
+		return forbidden("incidents and dead letters are for operators and designers")
+	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
 	st := s.eng.Store()

@@ -45,7 +45,13 @@ func (s *Server) pageInstancesData(c *fiber.Ctx) (web.InstancesData, error) {
 	if err != nil {
 		return d, err
 	}
+	u := CurrentUser(c)
 	for _, in := range page {
+		if ok, err := s.mayRead(ctx, u, in); err != nil {
+			return d, err
+		} else if !ok {
+			continue
+		}
 		open := 0
 		for _, i := range in.Incidents {
 			if i.Resolved == nil {
@@ -69,7 +75,7 @@ func (s *Server) pageInstancesData(c *fiber.Ctx) (web.InstancesData, error) {
 func (s *Server) monitorPage(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	snap, err := s.eng.Instance(ctx, c.Params("id"))
+	snap, err := s.readInstance(ctx, CurrentUser(c), c.Params("id"))
 	if err != nil {
 		return err
 	}

@@ -99,20 +99,23 @@ func (s *Server) routesV1(api fiber.Router) {
 	api.Post("/tasks/:id/delegate", humanWork, s.delegateTask)
 	api.Post("/tasks/:id/comments", humanWork, s.commentTask)
 
-	api.Post("/signals", s.signal)
+	api.Post("/signals", requireRole(s.cfg.EventRoles...), s.signal)
 
 	api.Post("/jobs/fetch-and-lock", jobWorker, s.fetchAndLock)
 	api.Post("/jobs/:key/complete", jobWorker, s.completeJob)
 	api.Post("/jobs/:key/fail", jobWorker, s.failJob)
 	api.Post("/jobs/:key/extend-lock", jobWorker, s.extendLock)
 
-	api.Get("/incidents", s.listIncidents)
+	// Incidents and dead letters carry instance data: those who read every
+	// instance read them.
+	readsAll := requireRole(RoleOperator, RoleDesigner)
+	api.Get("/incidents", readsAll, s.listIncidents)
 	api.Post("/incidents/retry", operator, s.retryIncidents)
 	api.Post("/incidents/:id/resolve", operator, s.resolveIncident)
 
-	api.Get("/dead-letters", s.listDeadLetters)
+	api.Get("/dead-letters", readsAll, s.listDeadLetters)
 	api.Post("/dead-letters/replay", operator, s.replayDeadLetters)
-	api.Get("/dead-letters/:id", s.getDeadLetter)
+	api.Get("/dead-letters/:id", readsAll, s.getDeadLetter)
 	api.Post("/dead-letters/:id/replay", operator, s.replayDeadLetter)
 	api.Delete("/dead-letters/:id", operator, s.deleteDeadLetter)
 }

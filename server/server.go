@@ -37,6 +37,9 @@ type Config struct {
 	Identity        IdentityConfig // users and secrets; zero: the local profile
 	Live            LiveConfig     // the WebSocket endpoint /ws
 	Health          []HealthCheck  // what degrades /health/ready without making it fail
+	// EventRoles may send messages and signals (admins always); default
+	// worker and operator.
+	EventRoles []string
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -52,6 +55,9 @@ func (c Config) WithDefaults() Config {
 	c.MessageBuffer = cmp.Or(c.MessageBuffer, MessageBufferDefault)
 	c.Identity = c.Identity.WithDefaults()
 	c.Live = c.Live.WithDefaults()
+	if len(c.EventRoles) == 0 {
+		c.EventRoles = []string{RoleWorker, RoleOperator}
+	}
 	return c
 }
 
@@ -145,7 +151,7 @@ func (s *Server) routes() {
 	api.Post("/instances/:id/cancel", operator, s.control((*engine.Engine).Cancel))
 	api.Get("/tasks", s.listTasks)
 	api.Post("/tasks/:id/complete", requireRole(RoleWorker), s.completeTask)
-	api.Post("/messages", s.correlate)
+	api.Post("/messages", requireRole(s.cfg.EventRoles...), s.correlate)
 	s.routesV1(api)
 	s.liveRoutes()
 	s.pageRoutes()

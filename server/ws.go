@@ -71,7 +71,19 @@ func (s *Server) liveRoutes() {
 	if src == nil {
 		src = EngineSource{Engine: s.eng}
 	}
-	h := newHub(src, s.eng.Store(), s.log, s.cfg.Live)
+	h := newHub(src, s.eng.Store(), s.log, s.cfg.Live, Access{
+		Instance: func(ctx context.Context, u *User, id string) error {
+			_, err := s.readInstance(ctx, u, id)
+			return err
+		},
+		Definition: func(ctx context.Context, u *User, key string) error {
+			ok, err := s.mayReadDefinitionEvents(ctx, u, key)
+			if err == nil && !ok {
+				err = fmt.Errorf("definition %s: %w", key, engine.ErrNotFound)
+			}
+			return err
+		},
+	})
 	s.hub = h
 	allowed := newOriginCheck(s.cfg.Live.AllowedOrigins, s.cfg.Identity.Local)
 	s.app.Get("/ws", func(c *fiber.Ctx) error {
@@ -211,8 +223,8 @@ func (h *Hub) handle(c *client, req *wsRequest) {
 }
 
 func (h *Hub) subscribeInstance(ctx context.Context, c *client, id string, since *uint64) error {
-	if _, err := h.store.Instance(ctx, id); err != nil {
-		if errors.Is(err, engine.ErrNotFound) {
+	if err := h.access.Instance(ctx, c.user, id); err != nil {
+		if errors.Is(err, engine.ErrNotFound) { // or not readable: the same answer
 			return fmt.Errorf("instance %s not found", id)
 		}
 		return fmt.Errorf("loading instance %s: %w", id, err)
@@ -305,8 +317,8 @@ func (h *Hub) dropInstanceLocked(c *client, id string) {
 }
 
 func (h *Hub) subscribeDefinition(ctx context.Context, c *client, key string) error {
-	if _, err := h.store.Definition(ctx, key, 0); err != nil {
-		if errors.Is(err, engine.ErrNotFound) {
+	if err := h.access.Definition(ctx, c.user, key); err != nil {
+		if errors.Is(err, engine.ErrNotFound) { // or not readable: the same answer
 			return fmt.Errorf("definition %s not found", key)
 		}
 		return fmt.Errorf("loading definition %s: %w", key, err)

@@ -746,7 +746,8 @@ func DefinitionPage(p Page, d DefinitionDetail) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if v.Enabled {
+				if !p.Can.Design {
+				} else if v.Enabled {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 60, "<button class=\"small\" data-action=\"disable\" data-id=\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
@@ -754,7 +755,7 @@ func DefinitionPage(p Page, d DefinitionDetail) templ.Component {
 					var templ_7745c5c3_Var44 string
 					templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(v.ID)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `definitions.templ`, Line: 182, Col: 69}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `definitions.templ`, Line: 183, Col: 69}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var44))
 					if templ_7745c5c3_Err != nil {
@@ -772,7 +773,7 @@ func DefinitionPage(p Page, d DefinitionDetail) templ.Component {
 					var templ_7745c5c3_Var45 string
 					templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(v.ID)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `definitions.templ`, Line: 184, Col: 68}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `definitions.templ`, Line: 185, Col: 68}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var45))
 					if templ_7745c5c3_Err != nil {

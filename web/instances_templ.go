@@ -511,85 +511,95 @@ func MonitorPage(p Page, m MonitorData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "</span> <span id=\"live-status\" class=\"live muted\" role=\"status\">connecting…</span><div class=\"actions\"><button id=\"btn-pause\" type=\"button\" data-op=\"pause\">Pause</button> <button id=\"btn-resume\" type=\"button\" data-op=\"resume\">Resume</button> <button id=\"btn-cancel\" type=\"button\" class=\"danger\" data-op=\"cancel\">Cancel</button></div></div><p class=\"muted\"><a href=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "</span> <span id=\"live-status\" class=\"live muted\" role=\"status\">connecting…</span> ")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			if p.Can.Operate {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<div class=\"actions\"><button id=\"btn-pause\" type=\"button\" data-op=\"pause\">Pause</button> <button id=\"btn-resume\" type=\"button\" data-op=\"resume\">Resume</button> <button id=\"btn-cancel\" type=\"button\" class=\"danger\" data-op=\"cancel\">Cancel</button></div>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "</div><p class=\"muted\"><a href=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var28 templ.SafeURL
 			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinURLErrs(templ.URL("/definitions/" + m.Definition + "?version=" + itoa(m.Version)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 112, Col: 102}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 114, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var29 string
 			templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(m.Definition)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 112, Col: 119}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 114, Col: 119}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, " v")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, " v")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var30 string
 			templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(m.Version))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 112, Col: 140}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 114, Col: 140}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var30))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "</a></p><div id=\"monitor\" class=\"monitor\" data-instance=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "</a></p><div id=\"monitor\" class=\"monitor\" data-instance=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var31 string
 			templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(m.ID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 113, Col: 56}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 115, Col: 56}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "\" data-definition=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "\" data-definition=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var32 string
 			templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(m.Definition)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 113, Col: 89}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 115, Col: 89}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "\" data-version=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "\" data-version=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var33 string
 			templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(m.Version))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 113, Col: 122}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `instances.templ`, Line: 115, Col: 122}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, "\"><section class=\"diagram-panel\"><div id=\"canvas\" class=\"canvas viewer\" aria-label=\"Diagram with tokens\"><p class=\"progress\">Loading the diagram…</p></div><p class=\"legend\"><span class=\"lg active\">active</span> <span class=\"lg completed\">completed</span> <span class=\"lg incident\">incident</span> · ×n: times passed</p></section><div class=\"monitor-side\"><section class=\"card\"><h2>Incidents</h2><ul id=\"incidents\" class=\"incidents\"><li class=\"muted\">None.</li></ul></section><section class=\"card\"><h2>Variables</h2><table class=\"list compact\" id=\"variables\"><tbody></tbody></table></section><section class=\"card\"><h2>History</h2><ol id=\"timeline\" class=\"timeline\"></ol></section></div></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "\"><section class=\"diagram-panel\"><div id=\"canvas\" class=\"canvas viewer\" aria-label=\"Diagram with tokens\"><p class=\"progress\">Loading the diagram…</p></div><p class=\"legend\"><span class=\"lg active\">active</span> <span class=\"lg completed\">completed</span> <span class=\"lg incident\">incident</span> · ×n: times passed</p></section><div class=\"monitor-side\"><section class=\"card\"><h2>Incidents</h2><ul id=\"incidents\" class=\"incidents\"><li class=\"muted\">None.</li></ul></section><section class=\"card\"><h2>Variables</h2><table class=\"list compact\" id=\"variables\"><tbody></tbody></table></section><section class=\"card\"><h2>History</h2><ol id=\"timeline\" class=\"timeline\"></ol></section></div></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -21,6 +21,17 @@ type Page struct {
 	CSRFField string
 	// InboxCount is how many open tasks the user holds (kept live by common.js).
 	InboxCount int
+	// Can is what the user's roles allow: pages show only those actions.
+	Can Abilities
+}
+
+// Abilities are the actions a page may offer, from the user's roles (the
+// server checks them again on every request).
+type Abilities struct {
+	Design  bool // deploy, enable and disable definitions (designer)
+	Operate bool // pause, resume, cancel, edit variables, retry and replay (operator)
+	Work    bool // claim and complete tasks (worker)
+	ReadAll bool // every instance, incidents and dead letters (operator, designer)
 }
 
 // User is the signed-in person.

@@ -88,6 +88,7 @@ func (c *converter) definitions(root *element) *model.Definition {
 func (c *converter) process(e *element) *model.Process {
 	p := model.NewProcess(e.id(), e.attr("", "name"))
 	p.Executable = e.attr("", "isExecutable") != "false"
+	p.Readers = splitList(e.attr(nsWF, "readers"))
 	c.forms = map[string]string{}
 	for _, f := range e.extensions(nsZeebe) {
 		if f.name.Local == "userTaskForm" {

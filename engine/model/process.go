@@ -6,6 +6,9 @@ type Process struct {
 	Scope
 	Name       string
 	Executable bool
+	// Readers names the users and groups (wf:readers) who may read this
+	// process's instances beside those who work on their tasks.
+	Readers []string
 
 	AllNodes []*Node // by Node.Index
 	AllFlows []*Flow // by Flow.Index

@@ -156,7 +156,7 @@ document.getElementById('btn-validate').addEventListener('click', (ev) => busy(e
   } catch (err) { flash(`Validation failed: ${err.message}`, 'error'); }
 }));
 
-document.getElementById('btn-deploy').addEventListener('click', (ev) => busy(ev.currentTarget, 'Deploying…', async () => {
+document.getElementById('btn-deploy')?.addEventListener('click', (ev) => busy(ev.currentTarget, 'Deploying…', async () => {
   try {
     const rec = await api('POST', '/api/v1/definitions', await xml(), { type: 'application/xml' });
     clearProblems();

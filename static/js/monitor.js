@@ -126,7 +126,8 @@ function renderTokens() {
   root.dataset.active = [...active.keys()].join(',');
 }
 
-// Operators (and admins) may edit variables; the server checks the role too.
+// Operators (and admins) may edit variables and retry incidents; the page
+// shows neither to others, and the server checks the role too.
 const roles = (document.body.dataset.roles || '').split(',');
 const mayEdit = roles.includes('admin') || roles.includes('operator');
 let editing = ''; // the variable being edited: renders leave its row alone
@@ -186,6 +187,9 @@ function renderIncidents() {
     return;
   }
   list.replaceChildren(...open.map((inc) => {
+    const item = el('li', { class: 'incident' }, el('code', { text: inc.elementId }), ' ',
+      el('span', { class: 'kind', text: inc.kind }), el('p', { class: 'message', text: inc.message }));
+    if (!mayEdit) return item; // retrying is an operator's
     const retry = el('button', { type: 'button', class: 'small', text: 'Retry' });
     retry.addEventListener('click', () => busy(retry, 'Retrying…', async () => {
       try {
@@ -194,8 +198,8 @@ function renderIncidents() {
         refreshSnapshot();
       } catch (err) { flash(`Retry failed: ${err.message}`, 'error'); }
     }));
-    return el('li', { class: 'incident' }, el('code', { text: inc.elementId }), ' ',
-      el('span', { class: 'kind', text: inc.kind }), el('p', { class: 'message', text: inc.message }), retry);
+    item.append(retry);
+    return item;
   }));
 }
 
