@@ -18,6 +18,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/model"
 	"github.com/workflowpp/wfpp/server"
 )
 
@@ -461,4 +462,62 @@ func TestBrowserLinkDeployedForm(t *testing.T) {
 		waitJS(`[...document.querySelectorAll('#task-form .fjs-form-field label')].map((l) => l.textContent.trim()).join() === 'Note*,OK to pay'`),
 	)
 	b.check()
+}
+
+// TestBrowserWorkflowppProperties: the designer's Workflow++ group edits
+// the wf: attributes the engine reads, without XML: a service task's
+// retries and backoff, the process's readers; the deployed definition
+// carries them and the engine runs with them.
+func TestBrowserWorkflowppProperties(t *testing.T) {
+	srv := startLiveServer(t)
+	b := newBrowser(t)
+	file, err := filepath.Abs("testdata/approval.bpmn")
+	require.NoError(t, err)
+	group := `[data-group-id="group-workflowpp"]`
+	field := func(name string) string { return fmt.Sprintf(`%s [data-entry-id="wf-%s"]`, group, name) }
+	openGroup := js(`(() => {
+		const g = document.querySelector('[data-group-id="group-workflowpp"]');
+		if (!g.querySelector('.bio-properties-panel-group-entries.open')) g.querySelector('.bio-properties-panel-group-header').click();
+	})()`)
+	b.run(b.ctx, "import, select the service task, set retries and backoff",
+		chromedp.Navigate(srv.url+"/designer"),
+		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
+		chromedp.SetUploadFiles(`#file-input`, []string{file}),
+		chromedp.WaitVisible(`.djs-element[data-element-id="book"]`),
+		selectShape("book"),
+		chromedp.WaitVisible(group),
+		openGroup,
+		chromedp.WaitVisible(field("retries")+` input`),
+		chromedp.SendKeys(field("retries")+` input`, "4"),
+		chromedp.SetValue(field("backoff")+` select`, "linear"),
+		js(`document.querySelector('[data-entry-id="wf-backoff"] select').dispatchEvent(new Event('change', {bubbles: true}))`),
+		waitJS(`(() => { const bo = wfpp.modeler.get('elementRegistry').get('book').businessObject;
+			return bo.get('wf:retries') === '4' && bo.get('wf:backoff') === 'linear'; })()`),
+	)
+	b.run(b.ctx, "select the process, set its readers, deploy",
+		js(`wfpp.modeler.get('selection').select(wfpp.modeler.get('canvas').getRootElement())`),
+		chromedp.WaitVisible(group),
+		openGroup,
+		chromedp.WaitVisible(field("readers")+` input`),
+		chromedp.SendKeys(field("readers")+` input`, "auditors, ada"),
+		waitJS(`wfpp.modeler.get('canvas').getRootElement().businessObject.get('wf:readers') === 'auditors, ada'`),
+		chromedp.Click(`#btn-deploy`),
+		chromedp.WaitVisible(`#deployed-link`),
+	)
+	b.screenshot(b.ctx, "designer-workflowpp")
+
+	rec, def, err := srv.eng.Definition(context.Background(), "approval", 0)
+	require.NoError(t, err)
+	require.Equal(t, []string{"auditors", "ada"}, def.Main().Readers)
+	require.Equal(t, 4, def.Main().Node("book").Retry.Retries)
+	require.Equal(t, model.BackoffLinear, def.Main().Node("book").Retry.Backoff)
+	resp, err := http.Get(fmt.Sprintf("%s/api/v1/definitions/approval/versions/%d/xml", srv.url, rec.Version))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	xml, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", xml)
+	require.Contains(t, string(xml), `wf:retries="4"`)
+	require.Contains(t, string(xml), `wf:backoff="linear"`)
+	require.Contains(t, string(xml), `wf:readers="auditors, ada"`)
 }

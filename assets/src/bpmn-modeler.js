@@ -11,3 +11,10 @@ export {
 // timer expression when the event type changes). Recommended with the Zeebe provider.
 export { default as ZeebeBehaviorsModule } from 'camunda-bpmn-js-behaviors/lib/camunda-cloud';
 export { default as zeebeModdle } from 'zeebe-bpmn-moddle/resources/zeebe.json';
+
+// For the designer's own properties group (static/js/wf_properties.js): the
+// panel's entry components, its service hook, and preact's h from the same
+// copy the panel renders with.
+export { TextFieldEntry, isTextFieldEntryEdited, SelectEntry, isSelectEntryEdited } from '@bpmn-io/properties-panel';
+export { useService } from 'bpmn-js-properties-panel';
+export { h } from '@bpmn-io/properties-panel/preact';

@@ -9,6 +9,7 @@ import {
 import { api, flash, busy, el, confirmDialog } from './common.js';
 import { setupFormDesign } from './form_design.js';
 import { wfModdle } from './wf_moddle.js';
+import { WfPropertiesProviderModule } from './wf_properties.js';
 
 const root = document.getElementById('designer');
 const key = root.dataset.key || '';
@@ -38,7 +39,7 @@ const modeler = new Modeler({
   container: '#canvas',
   propertiesPanel: { parent: '#properties' },
   additionalModules: [BpmnPropertiesPanelModule, BpmnPropertiesProviderModule,
-    ZeebePropertiesProviderModule, ZeebeBehaviorsModule],
+    ZeebePropertiesProviderModule, ZeebeBehaviorsModule, WfPropertiesProviderModule],
   moddleExtensions: { zeebe: zeebeModdle, wf: wfModdle },
 });
 // Automation hooks (README): the modeler, openFormEditor(elementId), formEditor.

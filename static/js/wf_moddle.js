@@ -10,6 +10,23 @@ export const wfModdle = {
   xml: { tagAlias: 'lowerCase' },
   associations: [],
   types: [
+    // Attributes (engine/bpmn/wf.go, elements.go); wf_properties.js edits them.
+    {
+      name: 'ProcessAttributes',
+      extends: ['bpmn:Process'],
+      properties: [{ name: 'readers', isAttr: true, type: 'String' }],
+    },
+    {
+      name: 'JobAttributes',
+      extends: ['bpmn:ServiceTask', 'bpmn:ScriptTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'],
+      properties: ['retries', 'backoff', 'retryDelay', 'maxDelay', 'jitter', 'retryOn', 'timeout', 'concurrency', 'rateLimit']
+        .map((name) => ({ name, isAttr: true, type: 'String' })),
+    },
+    {
+      name: 'UserTaskAttributes',
+      extends: ['bpmn:UserTask'],
+      properties: [{ name: 'inboxVariables', isAttr: true, type: 'String' }],
+    },
     {
       name: 'Form',
       superClass: ['Element'],
