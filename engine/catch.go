@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/workflowpp/wfpp/engine/model"
+	"github.com/workflowpp/wfpp/gateways"
 )
 
 // catch makes a token wait at a catching event (or receive task) for its
@@ -119,8 +120,8 @@ func (x *instance) armBoundaries(t *token) {
 // armEventGateway waits for the first of the events after the gateway.
 func (x *instance) armEventGateway(t *token) {
 	t.status = TokenEvent
-	for _, f := range t.node.Outgoing {
-		if err := x.subscribe(t, f.Target); err != nil {
+	for _, ev := range gateways.EventChoices(t.node) {
+		if err := x.subscribe(t, ev); err != nil {
 			x.disarmToken(t)
 			x.incidentAt(t, "event", err.Error(), phaseEnter)
 			return
@@ -162,12 +163,9 @@ func (x *instance) trigger(t *token, s *Subscription, n *model.Node, vars map[st
 		x.disarmToken(t)
 		x.setVars(vars)
 		x.emit(EventElementCompleted, t.node, t, map[string]any{"event": n.ID})
-		for _, f := range t.node.Outgoing {
-			if f.Target == n {
-				x.emitFlow(f, t)
-				t.node, t.via = n, f
-				break
-			}
+		if f := gateways.EventTaken(t.node, n); f != nil {
+			x.emitFlow(f, t)
+			t.node, t.via = n, f
 		}
 		x.emit(EventElementActivated, n, t, nil)
 		x.finishActivity(t, vars)

@@ -198,24 +198,25 @@ func (x *instance) park(t *token) {
 		x.joinsDirty = true
 		return
 	}
-	// parallel join: fire when a token waits on every incoming flow
-	arrived := make([]*token, len(n.Incoming))
+	var parked []*token
+	var vias []*model.Flow
 	for _, o := range x.tokens {
-		if o.node != n || o.scope != t.scope || o.status != TokenJoin {
-			continue
-		}
-		for i, f := range n.Incoming {
-			if o.via == f && arrived[i] == nil {
-				arrived[i] = o
-			}
+		if o.node == n && o.scope == t.scope && o.status == TokenJoin {
+			parked, vias = append(parked, o), append(vias, o.via)
 		}
 	}
-	for _, a := range arrived {
-		if a == nil {
-			return
-		}
+	if take, fire := gateways.ParallelJoin(n, vias); fire {
+		x.fireJoin(n, t.scope, pick(parked, take))
 	}
-	x.fireJoin(n, t.scope, arrived)
+}
+
+// pick returns the tokens at the indices a gateway decision names.
+func pick(tokens []*token, take []int) []*token {
+	out := make([]*token, len(take))
+	for i, k := range take {
+		out[i] = tokens[k]
+	}
+	return out
 }
 
 // fireJoin consumes the given tokens at a join and sends one on.
@@ -241,30 +242,23 @@ func (x *instance) fireInclusiveJoins() bool {
 		}
 		j, scope := t.node, t.scope
 		var others []*model.Node
-		var arrived []*token
+		var parked []*token
+		var vias []*model.Flow
 		for _, o := range x.tokens {
 			if o.scope != scope {
 				continue
 			}
 			if o.node == j && o.status == TokenJoin {
-				arrived = append(arrived, o)
+				parked, vias = append(parked, o), append(vias, o.via)
 				continue
 			}
 			others = append(others, o.node)
 		}
-		if !gateways.InclusiveReady(j, len(arrived), others, x.dep.reach[x.proc]) {
+		take, fire := gateways.InclusiveJoin(j, vias, others, x.dep.reach[x.proc])
+		if !fire {
 			continue
 		}
-		// one token per incoming flow; later arrivals on the same flow wait for the next round
-		var take []*token
-		seen := map[*model.Flow]bool{}
-		for _, a := range arrived {
-			if !seen[a.via] {
-				seen[a.via] = true
-				take = append(take, a)
-			}
-		}
-		x.fireJoin(j, scope, take)
+		x.fireJoin(j, scope, pick(parked, take))
 		fired = true
 		break // tokens changed; look again from the start
 	}
