@@ -1,23 +1,12 @@
 package engine
 
-import "time"
+import "github.com/workflowpp/wfpp/engine/clock"
 
-// Clock is where the engine gets time from. Tests and `wfpp run` use a
-// virtual clock; the server uses the real one.
-type Clock interface {
-	Now() time.Time
-	// AfterFunc calls f in its own goroutine once d has passed.
-	AfterFunc(d time.Duration, f func()) Timer
-}
-
-// Timer is a pending AfterFunc call.
-type Timer interface {
-	Stop() bool
-}
-
-// RealClock is the wall clock.
-type RealClock struct{}
-
-func (RealClock) Now() time.Time { return time.Now() }
-
-func (RealClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+// Clock is where the engine and its queues get time from (package clock).
+// Tests and `wfpp run` use a VirtualClock; the server uses the real one.
+type (
+	Clock = clock.Clock
+	Timer = clock.Timer
+	// RealClock is the wall clock.
+	RealClock = clock.Real
+)

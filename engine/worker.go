@@ -101,6 +101,7 @@ func (w *workerPools) pool(n *model.Node) *nodePool {
 	workers := cmp.Or(n.Job.Concurrency, e.cfg.NodeWorkers)
 	timeout := cmp.Or(n.Job.Timeout, e.cfg.JobTimeout)
 	q, err := queue.NewNodeQueue(queue.Config[*jobRun]{
+		Clock:             e.clock,
 		Capacity:          e.cfg.NodeQueue,
 		VisibilityTimeout: timeout + leaseMargin,
 		MaxAttempts:       leaseAttempts,

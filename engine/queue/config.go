@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/workflowpp/wfpp/engine/clock"
 )
 
 const (
@@ -42,8 +44,8 @@ type Config[T any] struct {
 	Burst int
 	// ReapInterval is the longest Run waits between two Reap calls.
 	ReapInterval time.Duration
-	// Clock defaults to SystemClock.
-	Clock Clock
+	// Clock defaults to the wall clock; the engine passes its own.
+	Clock clock.Clock
 	// DeadLetter receives each item that ran out of attempts, with the
 	// reason. Required: an item is never dropped silently. It is called
 	// synchronously from Nack or Reap without locks held and must not block.
@@ -62,7 +64,7 @@ func (c Config[T]) WithDefaults() Config[T] {
 		c.Backoff = ExponentialBackoff
 	}
 	if c.Clock == nil {
-		c.Clock = SystemClock{}
+		c.Clock = clock.Real{}
 	}
 	return c
 }

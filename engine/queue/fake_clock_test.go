@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/workflowpp/wfpp/engine/clock"
 )
 
 // fakeClock is a manual Clock: time moves only in Advance, which runs the
@@ -22,7 +24,7 @@ type fakeTimer struct {
 	f  func()
 }
 
-var _ Clock = (*fakeClock)(nil)
+var _ clock.Clock = (*fakeClock)(nil)
 
 func newFakeClock() *fakeClock {
 	return &fakeClock{
@@ -37,7 +39,7 @@ func (c *fakeClock) Now() time.Time {
 	return c.now
 }
 
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) clock.Timer {
 	c.mu.Lock()
 	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
 	c.timers = append(c.timers, t)
@@ -92,4 +94,21 @@ func (c *fakeClock) waitForTimer(t *testing.T, at time.Time) {
 			t.Fatalf("no timer due at %s registered within 5s", at)
 		}
 	}
+}
+
+// waitForNoTimer waits until no timer is pending: a virtual clock would
+// otherwise move time to it for nothing.
+func (c *fakeClock) waitForNoTimer(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		c.mu.Lock()
+		n := len(c.timers)
+		c.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("a timer is still pending 5s after the queue went idle")
 }

@@ -3,9 +3,12 @@ package queue
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/workflowpp/wfpp/engine/clock"
 )
 
 // NodeQueue holds the work of one executable node: a ring per priority, a
@@ -13,7 +16,7 @@ import (
 // and a concurrency and rate limit on leasing.
 type NodeQueue[T any] struct {
 	cfg   Config[T]
-	clock Clock
+	clock clock.Clock
 
 	rings [NumPriorities]*Ring[Item[T]]
 	ready waitSet                // Lease sleepers: some ring is not empty
@@ -23,7 +26,8 @@ type NodeQueue[T any] struct {
 	bucket *tokenBucket  // nil without RateLimit
 
 	kick         chan struct{} // wakes Run early
-	runAt        atomic.Int64  // when Run next reaps, unix ns; 0 when not running
+	runAt        atomic.Int64  // when Run next reaps, unix ns; 0 when not running, idle when nothing is leased or delayed
+	reapTimer    clock.Timer   // Run's pending wake-up, under mu; nil when idle
 	retryBlocked atomic.Bool   // a due retry found its ring full at the last Reap
 
 	mu           sync.Mutex
@@ -251,6 +255,7 @@ func (q *NodeQueue[T]) endLease(l Lease[T]) error {
 	q.mu.Lock()
 	_, ok := q.leases[l.token]
 	delete(q.leases, l.token)
+	q.idleLocked()
 	q.mu.Unlock()
 	if !ok {
 		return ErrLeaseNotFound
@@ -258,6 +263,22 @@ func (q *NodeQueue[T]) endLease(l Lease[T]) error {
 	<-q.slots
 	return nil
 }
+
+// idleLocked stops Run's wake-up once nothing is leased or delayed: on a
+// virtual clock a pending wake-up would otherwise be the next thing to
+// happen, and move time for nothing. The next Lease or Nack wakes Run.
+func (q *NodeQueue[T]) idleLocked() {
+	if len(q.leases) > 0 || len(q.retries) > 0 || q.reapTimer == nil {
+		return
+	}
+	q.reapTimer.Stop()
+	q.reapTimer = nil
+	q.runAt.Store(idle)
+}
+
+// idle is runAt while Run waits for work with no wake-up: any deadline is
+// before it, so the first Lease or Nack kicks Run.
+const idle = math.MaxInt64
 
 func outOfAttempts[T any](item Item[T], cause error) error {
 	return fmt.Errorf("%w after %d attempts: %w", ErrMaxAttempts, item.Attempts, cause)

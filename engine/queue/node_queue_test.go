@@ -319,16 +319,18 @@ func TestNodeQueueRunReapsInBackground(t *testing.T) {
 	f := setup(t, Config[string]{ReapInterval: time.Hour})
 	ctx, cancel := context.WithCancel(t.Context())
 	stopped := goResult(func() struct{} { f.q.Run(ctx); return struct{}{} })
-	f.clock.waitForTimer(t, f.clock.Now().Add(time.Hour)) // Run is idle
 
 	f.enqueue(t, Item[string]{ID: 1})
-	require.NoError(t, f.q.Nack(f.leaseNow(t), nil)) // due in 10s: wakes Run
+	l := f.leaseNow(t) // a lease wakes Run for its deadline
+	f.clock.waitForTimer(t, l.Deadline)
+	require.NoError(t, f.q.Nack(l, nil)) // due in 10s: wakes Run
 	f.clock.waitForTimer(t, f.clock.Now().Add(10*time.Second))
 
-	leased := goResult(func() error { _, err := f.q.Lease(t.Context()); return err })
+	leased := goResult(func() Lease[string] { l, err := f.q.Lease(t.Context()); require.NoError(t, err); return l })
 	requireNothing(t, leased, "leased before the backoff passed")
 	f.clock.Advance(10 * time.Second)
-	require.NoError(t, receive(t, leased))
+	require.NoError(t, f.q.Ack(receive(t, leased)))
+	f.clock.waitForNoTimer(t) // nothing leased or delayed: Run sets no timer
 
 	cancel()
 	receive(t, stopped)

@@ -68,24 +68,41 @@ func (q *NodeQueue[T]) Reap(now time.Time) (next time.Time) {
 
 // Run calls Reap until ctx is done: when the next lease expires or retry is
 // due, when a Lease makes room for a retry that found its ring full, and at
-// least every ReapInterval.
+// least every ReapInterval while anything is leased or delayed. With nothing
+// leased or delayed it sets no timer and waits to be kicked.
 func (q *NodeQueue[T]) Run(ctx context.Context) {
 	defer q.runAt.Store(0)
 	for {
 		now := q.clock.Now()
-		wait := q.cfg.ReapInterval
-		if next := q.Reap(now); !next.IsZero() {
-			wait = min(wait, next.Sub(now))
+		next := q.Reap(now)
+		q.mu.Lock()
+		q.stopTimerLocked()
+		if next.IsZero() && len(q.leases) == 0 && len(q.retries) == 0 {
+			q.runAt.Store(idle)
+		} else {
+			wait := q.cfg.ReapInterval
+			if !next.IsZero() {
+				wait = min(wait, next.Sub(now))
+			}
+			q.runAt.Store(now.Add(wait).UnixNano())
+			q.reapTimer = q.clock.AfterFunc(wait, q.wakeRun)
 		}
-		q.runAt.Store(now.Add(wait).UnixNano())
-		t := q.clock.AfterFunc(wait, q.wakeRun)
+		q.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			t.Stop()
+			q.mu.Lock()
+			q.stopTimerLocked()
+			q.mu.Unlock()
 			return
 		case <-q.kick:
-			t.Stop()
 		}
+	}
+}
+
+func (q *NodeQueue[T]) stopTimerLocked() {
+	if q.reapTimer != nil {
+		q.reapTimer.Stop()
+		q.reapTimer = nil
 	}
 }
 

@@ -63,6 +63,13 @@ func (r *runner) run(ctx context.Context, cfg *Config, p *Program, vars map[stri
 		return nil, false, err
 	}
 	fn, err := r.function(p)
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		// An interrupt meant for the previous evaluation landed after it
+		// ended (a watchdog tick races its end): nothing of ours is running.
+		r.vm.ClearInterrupt()
+		fn, err = r.function(p)
+	}
 	if err != nil {
 		return nil, true, err
 	}

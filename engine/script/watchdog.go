@@ -75,6 +75,14 @@ func (w *watchdog) start(ctx context.Context, budget time.Duration) (uint64, fun
 	})
 }
 
+// interrupt stops evaluation g if it still runs. One that ended meanwhile
+// may still get it: run clears such a stale interrupt (isStale).
+func (w *watchdog) interrupt(g uint64, err error) {
+	if w.running.Load() == g {
+		w.vm.Interrupt(&interrupt{g, err})
+	}
+}
+
 func (w *watchdog) end(stop func() bool) {
 	if stop != nil {
 		stop()
@@ -106,9 +114,9 @@ func (w *watchdog) tick() {
 		w.counted = true
 		watched.Add(1)
 	case now.Sub(w.seenAt) >= budget:
-		w.vm.Interrupt(&interrupt{g, fmt.Errorf("%w (budget %v)", ErrTimeout, budget)})
+		w.interrupt(g, fmt.Errorf("%w (budget %v)", ErrTimeout, budget))
 	case w.overBudget():
-		w.vm.Interrupt(&interrupt{g, fmt.Errorf("%w: the heap grew by more than the budget of %d MiB while it ran", ErrMemory, w.memory>>20)})
+		w.interrupt(g, fmt.Errorf("%w: the heap grew by more than the budget of %d MiB while it ran", ErrMemory, w.memory>>20))
 	}
 	w.timer.Reset(tickFor(budget))
 }
