@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin/wfpp
 PKGS := ./...
-GOLANGCI_VERSION := v2.5.0
+GOLANGCI_VERSION := v2.15.0
 TEMPL_VERSION := $(shell $(GO) list -m -f '{{.Version}}' github.com/a-h/templ 2>/dev/null)
 
 .PHONY: help build run run/headless test test/race test/short lint generate bench screenshots fuzz assets clean
@@ -29,9 +29,9 @@ test/race: test ## alias of test: every test runs with -race
 test/short: ## quick run without the race detector
 	$(GO) test -count=1 $(PKGS)
 
-lint: ## golangci-lint (v2) with .golangci.yml, gofumpt and govulncheck
-	$(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION) run
-	$(GO) run golang.org/x/vuln/cmd/govulncheck@latest ./...
+lint: ## golangci-lint (v2) with .golangci.yml: gofumpt, depguard layering; govulncheck when its database answers
+	$(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION) run ./...
+	bash scripts/vulncheck.sh
 
 generate: ## regenerate templ components (generated files are committed)
 	cd web && $(GO) run github.com/a-h/templ/cmd/templ@$(TEMPL_VERSION) generate

@@ -111,8 +111,10 @@ func (x *instance) jobFailed(c command) {
 		return
 	}
 	inc := x.incidentAt(t, "job", fmt.Sprintf("%s failed after %d attempt(s): %s", jobType(n), t.attempt, msg), phaseJob)
-	dl := DeadLetter{ID: inc.ID, InstanceID: x.id, Definition: x.head.DefinitionKey, ElementID: n.ID, IncidentID: inc.ID, JobType: jobType(n),
-		Attempts: t.attempt, LastError: msg, Errors: []string{msg}, Created: x.now, Status: DeadLetterOpen}
+	dl := DeadLetter{
+		ID: inc.ID, InstanceID: x.id, Definition: x.head.DefinitionKey, ElementID: n.ID, IncidentID: inc.ID, JobType: jobType(n),
+		Attempts: t.attempt, LastError: msg, Errors: []string{msg}, Created: x.now, Status: DeadLetterOpen,
+	}
 	x.deadLetters = append(x.deadLetters, dl)
 	x.emit(EventDeadLettered, n, t, map[string]any{"jobType": dl.JobType, "attempts": dl.Attempts})
 }

@@ -40,10 +40,14 @@ func TestNestedSubProcessScopes(t *testing.T) {
 
 	snap = h.requireStatus(inst.ID, engine.StatusCompleted)
 	require.Empty(t, snap.Scopes)
-	require.Equal(t, []string{"start", "outer", "outer_start", "outer_task", "inner", "inner_start", "inner_task",
-		"inner_end", "outer_end", "after", "end"}, h.activated(inst.ID))
-	require.Equal(t, []string{"outer_start", "outer_task", "inner_start", "inner_task", "inner_end", "inner",
-		"outer_end", "outer", "after", "end"}, h.elements(inst.ID, engine.EventElementCompleted)[1:])
+	require.Equal(t, []string{
+		"start", "outer", "outer_start", "outer_task", "inner", "inner_start", "inner_task",
+		"inner_end", "outer_end", "after", "end",
+	}, h.activated(inst.ID))
+	require.Equal(t, []string{
+		"outer_start", "outer_task", "inner_start", "inner_task", "inner_end", "inner",
+		"outer_end", "outer", "after", "end",
+	}, h.elements(inst.ID, engine.EventElementCompleted)[1:])
 	require.Equal(t, []string{"outer", "inner"}, h.elements(inst.ID, engine.EventSubProcessEntered))
 	require.Equal(t, []string{"inner", "outer"}, h.elements(inst.ID, engine.EventSubProcessCompleted))
 }

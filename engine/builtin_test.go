@@ -35,8 +35,10 @@ func TestHTTPTask(t *testing.T) {
 		var body map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&body)
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"path": r.URL.Path, "method": r.Method,
-			"qty": body["qty"], "key": r.Header.Get("Idempotency-Key")})
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"path": r.URL.Path, "method": r.Method,
+			"qty": body["qty"], "key": r.Header.Get("Idempotency-Key"),
+		})
 	}))
 	t.Cleanup(srv.Close)
 

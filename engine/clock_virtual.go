@@ -111,15 +111,18 @@ func (h timerHeap) Less(i, j int) bool {
 	}
 	return h[i].due.Before(h[j].due)
 }
+
 func (h timerHeap) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].index, h[j].index = i, j
 }
+
 func (h *timerHeap) Push(x any) {
 	t := x.(*virtualTimer)
 	t.index = len(*h)
 	*h = append(*h, t)
 }
+
 func (h *timerHeap) Pop() any {
 	old := *h
 	t := old[len(old)-1]

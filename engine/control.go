@@ -10,7 +10,8 @@ import (
 // start puts the first token on the start event.
 func (x *instance) start(req *startRequest) {
 	x.emit(EventInstanceStarted, nil, nil, map[string]any{
-		"definition": x.head.DefinitionKey, "version": x.head.Version, "businessKey": x.head.BusinessKey})
+		"definition": x.head.DefinitionKey, "version": x.head.Version, "businessKey": x.head.BusinessKey,
+	})
 	t := x.newToken(0)
 	if req.triggered {
 		t.node = req.start

@@ -77,8 +77,10 @@ func (d *deployments) load(rec DefinitionRecord) (*deployment, error) {
 }
 
 func newDeployment(rec DefinitionRecord, def *model.Definition) *deployment {
-	dep := &deployment{rec: rec, def: def, reach: map[*model.Process]*gateways.Reachability{},
-		jobDetail: map[*model.Node]map[string]any{}}
+	dep := &deployment{
+		rec: rec, def: def, reach: map[*model.Process]*gateways.Reachability{},
+		jobDetail: map[*model.Node]map[string]any{},
+	}
 	for _, p := range def.Processes {
 		dep.reach[p] = gateways.NewReachability(p)
 		for _, n := range p.AllNodes {

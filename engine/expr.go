@@ -47,8 +47,10 @@ func compileExpr(text string) (*script.Program, error) {
 // such as `Service Level == "Premium"`.
 var spacedName = regexp.MustCompile(`^\s*(([A-Za-z_][A-Za-z0-9_]*) +([A-Za-z_][A-Za-z0-9_]*))\s*(==|=|!=|<|>|\.)`)
 
-var jsWords = map[string]bool{"and": true, "or": true, "not": true, "in": true, "instanceof": true, "typeof": true,
-	"new": true, "void": true, "delete": true, "eq": true, "ne": true, "lt": true, "gt": true, "le": true, "ge": true}
+var jsWords = map[string]bool{
+	"and": true, "or": true, "not": true, "in": true, "instanceof": true, "typeof": true,
+	"new": true, "void": true, "delete": true, "eq": true, "ne": true, "lt": true, "gt": true, "le": true, "ge": true,
+}
 
 // notSupported is how problems about features the engine lacks are worded,
 // so tools (and wfpp validate's readers) can tell them from mistakes.

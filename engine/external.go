@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -92,8 +93,10 @@ func (e *Engine) FetchAndLock(_ context.Context, typ, worker string, max int, lo
 		if r.listener != nil {
 			headers = r.listener.headers()
 		}
-		out = append(out, ExternalJob{Key: en.key, InstanceID: r.inst, ElementID: r.node.ID, Type: typ,
-			Attempt: r.attempt, Variables: r.vars, Headers: headers, Worker: worker, LockedUntil: en.until})
+		out = append(out, ExternalJob{
+			Key: en.key, InstanceID: r.inst, ElementID: r.node.ID, Type: typ,
+			Attempt: r.attempt, Variables: r.vars, Headers: headers, Worker: worker, LockedUntil: en.until,
+		})
 	}
 	return out, nil
 }
@@ -143,7 +146,7 @@ func (e *Engine) FailJob(ctx context.Context, key, worker, message, errorCode st
 		e.external.remove(key) // a cancelling listener: nothing waits for it
 		return nil
 	}
-	var jobErr error = fmt.Errorf("%s", message)
+	jobErr := errors.New(message)
 	if errorCode != "" {
 		jobErr = ThrowError(errorCode, message)
 	}

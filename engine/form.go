@@ -47,7 +47,7 @@ func (e *Engine) DeployForm(ctx context.Context, src []byte, deployer string) (r
 		Components json.RawMessage `json:"components"`
 	}
 	if err := json.Unmarshal(src, &head); err != nil {
-		return rec, false, fmt.Errorf("the form is not JSON: %v: %w", err, ErrInvalidInput)
+		return rec, false, fmt.Errorf("the form is not JSON: %w: %w", err, ErrInvalidInput)
 	}
 	switch {
 	case strings.TrimSpace(head.ID) == "":
@@ -56,8 +56,10 @@ func (e *Engine) DeployForm(ctx context.Context, src []byte, deployer string) (r
 		return rec, false, fmt.Errorf("form %q has no \"components\" list: is it a form-js schema?: %w", head.ID, ErrInvalidInput)
 	}
 	sum := sha256.Sum256(src)
-	rec = FormRecord{FormID: head.ID, VersionTag: head.VersionTag, Name: head.ID, Checksum: hex.EncodeToString(sum[:]),
-		Schema: src, Deployed: e.clock.Now(), Deployer: deployer}
+	rec = FormRecord{
+		FormID: head.ID, VersionTag: head.VersionTag, Name: head.ID, Checksum: hex.EncodeToString(sum[:]),
+		Schema: src, Deployed: e.clock.Now(), Deployer: deployer,
+	}
 	saved, created, err := e.store.SaveForm(ctx, rec)
 	if err != nil {
 		return rec, false, fmt.Errorf("deploying form %q: %w", head.ID, err)

@@ -24,8 +24,10 @@ func (x *instance) incidentAt(t *token, kind, msg string, phase incidentPhase) *
 	if phase == phaseJob {
 		attempts = t.attempt
 	}
-	inc := &Incident{ID: newID(), InstanceID: x.id, Definition: x.head.DefinitionKey, ElementID: t.node.ID, TokenID: t.id,
-		Kind: kind, Message: msg, Created: x.now, Phase: string(phase), Attempts: attempts}
+	inc := &Incident{
+		ID: newID(), InstanceID: x.id, Definition: x.head.DefinitionKey, ElementID: t.node.ID, TokenID: t.id,
+		Kind: kind, Message: msg, Created: x.now, Phase: string(phase), Attempts: attempts,
+	}
 	t.status, t.incident = TokenIncident, inc.ID
 	x.incidents = append(x.incidents, inc)
 	x.incChanges = append(x.incChanges, *inc)

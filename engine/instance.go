@@ -98,8 +98,8 @@ func newInstance(p *partition, req *startRequest) *instance {
 	return x // vars is shared with the stored snapshot until the first write copies it
 }
 
-func restoreInstance(p *partition, s *Snapshot) (*instance, error) {
-	dep, err := p.e.defs.byID(context.Background(), s.DefinitionID)
+func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance, error) {
+	dep, err := p.e.defs.byID(ctx, s.DefinitionID)
 	if err != nil {
 		return nil, fmt.Errorf("restoring instance %s: %w", s.ID, err)
 	}
@@ -119,8 +119,10 @@ func restoreInstance(p *partition, s *Snapshot) (*instance, error) {
 		if n == nil {
 			return nil, fmt.Errorf("restoring instance %s: element %q is not in the process", s.ID, ts.ElementID)
 		}
-		t := &token{id: ts.ID, node: n, scope: ts.Scope, status: ts.Status, attempt: ts.Attempt,
-			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident, outer: ts.Outer, listener: ts.Listener}
+		t := &token{
+			id: ts.ID, node: n, scope: ts.Scope, status: ts.Status, attempt: ts.Attempt,
+			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident, outer: ts.Outer, listener: ts.Listener,
+		}
 		if ts.Via != "" {
 			t.via = proc.Flow(ts.Via)
 		}
@@ -156,8 +158,10 @@ func (x *instance) snapshot() *Snapshot {
 	x.varsOwned = false
 	s.Tokens = make([]TokenState, len(x.tokens))
 	for i, t := range x.tokens {
-		ts := TokenState{ID: t.id, ElementID: t.node.ID, Scope: t.scope, Status: t.status,
-			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer, Listener: t.listener}
+		ts := TokenState{
+			ID: t.id, ElementID: t.node.ID, Scope: t.scope, Status: t.status,
+			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer, Listener: t.listener,
+		}
 		if t.via != nil {
 			ts.Via = t.via.ID
 		}
@@ -252,8 +256,10 @@ func (x *instance) emit(typ EventType, n *model.Node, t *token, detail map[strin
 
 func (x *instance) emitFlow(f *model.Flow, t *token) {
 	x.seq++
-	x.events = append(x.events, Event{InstanceID: x.id, Seq: x.seq, Type: EventFlowTaken, Time: x.now,
-		DefinitionID: x.head.DefinitionID, ElementID: f.Source.ID, FlowID: f.ID, TokenID: t.id})
+	x.events = append(x.events, Event{
+		InstanceID: x.id, Seq: x.seq, Type: EventFlowTaken, Time: x.now,
+		DefinitionID: x.head.DefinitionID, ElementID: f.Source.ID, FlowID: f.ID, TokenID: t.id,
+	})
 }
 
 func (x *instance) newToken(scope uint64) *token {

@@ -34,8 +34,10 @@ func (x *instance) enterMultiInstance(t *token) {
 		return
 	}
 	t.status = TokenMulti
-	t.local = map[string]any{miInstances: len(items), miCompleted: 0, miActive: 0,
-		miItems: items, miOutputs: make([]any, len(items))}
+	t.local = map[string]any{
+		miInstances: len(items), miCompleted: 0, miActive: 0,
+		miItems: items, miOutputs: make([]any, len(items)),
+	}
 	x.emit(EventMultiInstanceStarted, n, t, map[string]any{"instances": len(items), "sequential": n.Loop.Sequential})
 	x.armBoundaries(t)
 	switch {

@@ -66,12 +66,18 @@ func (p *partition) round(ctx context.Context, first command) {
 	p.commit(cctx)
 }
 
-// commitTimeout bounds one Store.Commit.
-const commitTimeout = 30 * time.Second
+// commitTimeout bounds one Store.Commit; loadTimeout the reads that bring
+// an instance into the applier, so a store that hangs cannot hold it.
+const (
+	commitTimeout = 30 * time.Second
+	loadTimeout   = 10 * time.Second
+)
 
 func (p *partition) apply(ctx context.Context, c command) {
 	p.consumed++
-	inst, err := p.instance(ctx, c)
+	lctx, cancel := context.WithTimeout(ctx, loadTimeout)
+	inst, err := p.instance(lctx, c)
+	cancel()
 	if err != nil {
 		p.answer(c, reply{err: err})
 		return
@@ -126,7 +132,7 @@ func (p *partition) instance(ctx context.Context, c command) (*instance, error) 
 		}
 		return nil, fmt.Errorf("instance %s is %s: %w", c.inst, snap.Status, ErrInstanceEnded)
 	}
-	inst, err := restoreInstance(p, snap)
+	inst, err := restoreInstance(ctx, p, snap)
 	if err != nil {
 		return nil, err
 	}

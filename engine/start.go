@@ -140,8 +140,10 @@ func (e *Engine) startByEvent(ctx context.Context, trigger model.Trigger, name s
 			if s.Trigger != trigger || startName(s) != name {
 				continue
 			}
-			_, _, err := e.Start(ctx, StartRequest{Definition: rec.Key, Version: rec.Version, StartElement: s.ID,
-				Variables: vars, BusinessKey: businessKey, Triggered: true})
+			_, _, err := e.Start(ctx, StartRequest{
+				Definition: rec.Key, Version: rec.Version, StartElement: s.ID,
+				Variables: vars, BusinessKey: businessKey, Triggered: true,
+			})
 			if err != nil {
 				return n, err
 			}

@@ -124,8 +124,10 @@ func correct(task *Task, c map[string]any) {
 func (x *instance) notifyCancelled(t *token, task *Task) {
 	for _, l := range jobListeners(t.node, model.ListenCancel) {
 		x.nextID++
-		j := &jobRun{inst: x.id, token: t.id, job: x.nextID, attempt: 1, node: t.node, defKey: x.head.DefinitionKey,
-			vars: x.sharedVars(t), listener: &PendingTransition{Event: model.ListenCancel, Type: l.Type, TaskID: task.ID, Detached: true}}
+		j := &jobRun{
+			inst: x.id, token: t.id, job: x.nextID, attempt: 1, node: t.node, defKey: x.head.DefinitionKey,
+			vars: x.sharedVars(t), listener: &PendingTransition{Event: model.ListenCancel, Type: l.Type, TaskID: task.ID, Detached: true},
+		}
 		x.p.effects.external = append(x.p.effects.external, j)
 	}
 }

@@ -101,8 +101,10 @@ func (a *authenticator) check(name, password string) *User {
 // write, so it needs the CSRF token).
 func (a *authenticator) logout(c *fiber.Ctx) error {
 	for _, name := range []string{SessionCookie, CSRFCookie} {
-		c.Cookie(&fiber.Cookie{Name: name, Value: "", Path: "/", Expires: time.Unix(1, 0), MaxAge: -1,
-			HTTPOnly: name == SessionCookie, SameSite: fiber.CookieSameSiteLaxMode})
+		c.Cookie(&fiber.Cookie{
+			Name: name, Value: "", Path: "/", Expires: time.Unix(1, 0), MaxAge: -1,
+			HTTPOnly: name == SessionCookie, SameSite: fiber.CookieSameSiteLaxMode,
+		})
 	}
 	if strings.Contains(c.Get(fiber.HeaderAccept), fiber.MIMEApplicationJSON) {
 		return c.SendStatus(http.StatusNoContent)

@@ -97,7 +97,9 @@ func setCSRFCookie(c *fiber.Ctx) string {
 	_, _ = rand.Read(b[:])
 	t := base64.RawURLEncoding.EncodeToString(b[:])
 	c.Locals(localCSRF, t)
-	c.Cookie(&fiber.Cookie{Name: CSRFCookie, Value: t, Path: "/", SameSite: fiber.CookieSameSiteLaxMode,
-		Secure: c.Protocol() == "https"})
+	c.Cookie(&fiber.Cookie{
+		Name: CSRFCookie, Value: t, Path: "/", SameSite: fiber.CookieSameSiteLaxMode,
+		Secure: c.Protocol() == "https",
+	})
 	return t
 }

@@ -39,8 +39,10 @@ func (s *Server) deploy(c *fiber.Ctx) error {
 	}
 	format, ok := formatOf(c.Get(fiber.HeaderContentType))
 	if !ok {
-		return &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
-			Message: "Content-Type must be application/xml or text/xml (BPMN), application/json (DAG, graph or form), application/yaml (graph) or multipart/form-data (several files)"}
+		return &Error{
+			Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
+			Message: "Content-Type must be application/xml or text/xml (BPMN), application/json (DAG, graph or form), application/yaml (graph) or multipart/form-data (several files)",
+		}
 	}
 	switch q := c.Query("format"); q {
 	case "":

@@ -141,8 +141,10 @@ func elementsOf(def *model.Definition) map[string]element {
 			out[n.ID] = element{ref: elementRef{ID: n.ID, Kind: n.Kind.String(), Name: n.Name}, props: nodeProps(n)}
 		}
 		for _, f := range p.AllFlows {
-			props := map[string]string{"name": f.Name, "kind": "sequenceFlow", "condition": f.Condition,
-				"source": f.SourceID, "target": f.TargetID}
+			props := map[string]string{
+				"name": f.Name, "kind": "sequenceFlow", "condition": f.Condition,
+				"source": f.SourceID, "target": f.TargetID,
+			}
 			if f.IsDefault() {
 				props["default"] = "true"
 			}

@@ -116,8 +116,10 @@ func summarize(def *model.Definition) modelSummary {
 			ps.Elements = append(ps.Elements, e)
 		}
 		for _, f := range p.AllFlows {
-			ps.Flows = append(ps.Flows, flowSummary{ID: f.ID, Name: f.Name, Source: f.SourceID, Target: f.TargetID,
-				Condition: f.Condition, Default: f.IsDefault()})
+			ps.Flows = append(ps.Flows, flowSummary{
+				ID: f.ID, Name: f.Name, Source: f.SourceID, Target: f.TargetID,
+				Condition: f.Condition, Default: f.IsDefault(),
+			})
 		}
 		out.Processes = append(out.Processes, ps)
 	}

@@ -104,13 +104,17 @@ func classify(err error) *Error {
 		copy(details, probs)
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "invalid_definition", Message: msg, Details: details}
 	case errors.As(err, &tooLarge):
-		return &Error{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: msg,
-			Details: []map[string]any{{"variable": tooLarge.Variable, "bytes": tooLarge.Bytes, "limit": tooLarge.Limit, "instanceTotal": tooLarge.Instance}}}
+		return &Error{
+			Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: msg,
+			Details: []map[string]any{{"variable": tooLarge.Variable, "bytes": tooLarge.Bytes, "limit": tooLarge.Limit, "instanceTotal": tooLarge.Instance}},
+		}
 	case errors.Is(err, bpmn.ErrTooLarge):
 		return &Error{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: msg}
 	case errors.As(err, &syntax):
-		return &Error{Status: http.StatusUnprocessableEntity, Code: "invalid_definition", Message: msg,
-			Details: []map[string]any{{"elementId": "", "message": msg, "line": syntax.Line, "column": syntax.Column}}}
+		return &Error{
+			Status: http.StatusUnprocessableEntity, Code: "invalid_definition", Message: msg,
+			Details: []map[string]any{{"elementId": "", "message": msg, "line": syntax.Line, "column": syntax.Column}},
+		}
 	case errors.Is(err, engine.ErrDeadLetterSettled):
 		return &Error{Status: http.StatusConflict, Code: "dead_letter_settled", Message: msg}
 	case errors.Is(err, engine.ErrDeadLetterOpen):

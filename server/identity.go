@@ -89,7 +89,7 @@ func (c IdentityConfig) validate() error {
 		}
 		seen[u.Name] = true
 		if _, err := bcrypt.Cost([]byte(u.Password)); err != nil {
-			errs = append(errs, fmt.Errorf("identity config: password of user %q is not a bcrypt hash (%v): store bcrypt hashes, never plain passwords", u.Name, err))
+			errs = append(errs, fmt.Errorf("identity config: password of user %q is not a bcrypt hash (%w): store bcrypt hashes, never plain passwords", u.Name, err))
 		}
 		for _, r := range u.Roles {
 			if !slices.Contains(knownRoles, r) {

@@ -36,9 +36,11 @@ func benchInbox(b *testing.B, n int) {
 	for lo := 0; lo < n; lo += 1000 {
 		docs := make([]any, 0, 1000)
 		for i := lo; i < min(lo+1000, n); i++ {
-			docs = append(docs, engine.Task{ID: fmt.Sprintf("t-%07d", i), InstanceID: fmt.Sprintf("i-%07d", i), DefinitionKey: "bench",
+			docs = append(docs, engine.Task{
+				ID: fmt.Sprintf("t-%07d", i), InstanceID: fmt.Sprintf("i-%07d", i), DefinitionKey: "bench",
 				ElementID: "review", Name: "Review", CandidateUsers: []string{}, CandidateGroups: []string{fmt.Sprintf("g-%d", i%1000)},
-				Priority: i % 100, Status: engine.TaskOpen, Created: created, BusinessKey: fmt.Sprintf("order-%d", i)})
+				Priority: i % 100, Status: engine.TaskOpen, Created: created, BusinessKey: fmt.Sprintf("order-%d", i),
+			})
 		}
 		if _, err := db.Collection("tasks").InsertMany(ctx, docs); err != nil {
 			b.Fatal(err)

@@ -24,8 +24,10 @@ type instanceView struct {
 }
 
 func viewOf(s *engine.Snapshot) instanceView {
-	v := instanceView{Snapshot: s, Tokens: s.Tokens, Variables: s.Variables, Tasks: s.Tasks, Incidents: s.Incidents,
-		StatusURL: statusURL(s.ID)}
+	v := instanceView{
+		Snapshot: s, Tokens: s.Tokens, Variables: s.Variables, Tasks: s.Tasks, Incidents: s.Incidents,
+		StatusURL: statusURL(s.ID),
+	}
 	if v.Tokens == nil {
 		v.Tokens = []engine.TokenState{}
 	}

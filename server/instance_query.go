@@ -25,8 +25,10 @@ type instanceItem struct {
 	StatusURL     string        `json:"statusUrl"`
 }
 
-var instanceStatuses = []engine.Status{engine.StatusRunning, engine.StatusWaiting, engine.StatusIncident,
-	engine.StatusPaused, engine.StatusCompleted, engine.StatusFailed, engine.StatusCancelled}
+var instanceStatuses = []engine.Status{
+	engine.StatusRunning, engine.StatusWaiting, engine.StatusIncident,
+	engine.StatusPaused, engine.StatusCompleted, engine.StatusFailed, engine.StatusCancelled,
+}
 
 // listInstances is GET /api/v1/instances?definition=&status=&businessKey=
 // &startedAfter=&startedBefore=&limit=&cursor=, newest first. status may
@@ -69,9 +71,11 @@ func (s *Server) listInstances(c *fiber.Ctx) error {
 		} else if !ok {
 			continue // the page may come out shorter; next still pages on
 		}
-		items = append(items, instanceItem{ID: sn.ID, Definition: sn.DefinitionKey, DefinitionID: sn.DefinitionID, Version: sn.Version,
+		items = append(items, instanceItem{
+			ID: sn.ID, Definition: sn.DefinitionKey, DefinitionID: sn.DefinitionID, Version: sn.Version,
 			BusinessKey: sn.BusinessKey, Status: sn.Status, OpenIncidents: len(sn.Incidents), OpenTasks: len(sn.Tasks),
-			Started: sn.Started, Updated: sn.Updated, Ended: sn.Ended, StatusURL: statusURL(sn.ID)})
+			Started: sn.Started, Updated: sn.Updated, Ended: sn.Ended, StatusURL: statusURL(sn.ID),
+		})
 	}
 	return c.JSON(newListPage(items, next))
 }

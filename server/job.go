@@ -1,10 +1,9 @@
 package server
 
 import (
+	"net/url"
 	"strings"
 	"time"
-
-	"net/url"
 
 	"github.com/gofiber/fiber/v2"
 )

@@ -13,8 +13,10 @@ func TestMessageBuffered(t *testing.T) {
 	f.deploy("testdata/message_correlation.bpmn")
 
 	var out map[string]any
-	resp := f.json(http.MethodPost, "/api/v1/messages", map[string]any{"name": "payment", "correlationKey": "o-9",
-		"variables": map[string]any{"paid": true}, "ttlMs": 60_000}, &out)
+	resp := f.json(http.MethodPost, "/api/v1/messages", map[string]any{
+		"name": "payment", "correlationKey": "o-9",
+		"variables": map[string]any{"paid": true}, "ttlMs": 60_000,
+	}, &out)
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Equal(t, true, out["buffered"])
 	require.NotEmpty(t, out["expiresAt"])

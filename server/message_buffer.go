@@ -39,12 +39,16 @@ type bufferedMessage struct {
 }
 
 func newMessageBuffer(eng *engine.Engine, log *slog.Logger, max int, timeout time.Duration) *messageBuffer {
-	return &messageBuffer{eng: eng, log: log, max: max, timeout: timeout,
-		wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	return &messageBuffer{
+		eng: eng, log: log, max: max, timeout: timeout,
+		wake: make(chan struct{}, 1), stop: make(chan struct{}),
+	}
 }
 
-var errBufferFull = &Error{Status: http.StatusServiceUnavailable, Code: "unavailable",
-	Message: "the message buffer is full: retry later or send without ttlMs"}
+var errBufferFull = &Error{
+	Status: http.StatusServiceUnavailable, Code: "unavailable",
+	Message: "the message buffer is full: retry later or send without ttlMs",
+}
 
 // add buffers m until ttl passes and makes one delivery attempt at once, for
 // a subscription opened since the caller's attempt.

@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/workflowpp/wfpp/engine"
@@ -67,7 +68,7 @@ func newMetrics(eng *engine.Engine) *metrics {
 		Buckets: prometheus.DefBuckets,
 	}, []string{"method", "route", "status"})
 	m.reg.MustRegister(m.elementDur, m.httpLatency, &scrapeCollector{eng: eng},
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

@@ -107,36 +107,52 @@ func pageOf(item string) map[string]any {
 
 func apiSchemas() map[string]any {
 	return map[string]any{
-		"Error": obj(map[string]any{"error": obj(map[string]any{"code": str, "message": str, "details": map[string]any{},
-			"correlationId": str, "timestamp": tim}, "code", "message", "correlationId", "timestamp")}, "error"),
+		"Error": obj(map[string]any{"error": obj(map[string]any{
+			"code": str, "message": str, "details": map[string]any{},
+			"correlationId": str, "timestamp": tim,
+		}, "code", "message", "correlationId", "timestamp")}, "error"),
 		"User": obj(map[string]any{"name": str, "groups": strs, "roles": strs, "local": boo, "via": str}, "name"),
-		"Validation": obj(map[string]any{"valid": boo, "key": str, "problems": map[string]any{"type": "array",
-			"items": obj(map[string]any{"elementId": str, "message": str})}}, "valid", "problems"),
+		"Validation": obj(map[string]any{"valid": boo, "key": str, "problems": map[string]any{
+			"type":  "array",
+			"items": obj(map[string]any{"elementId": str, "message": str}),
+		}}, "valid", "problems"),
 		"DefinitionSource": map[string]any{"type": "string", "description": "BPMN XML, JSON DAG or graph JSON/YAML"},
-		"DefinitionRecord": obj(map[string]any{"id": str, "key": str, "version": num, "name": str, "format": str,
-			"checksum": str, "enabled": boo, "deployedAt": tim, "deployedBy": str, "processes": strs}, "id", "key", "version"),
-		"DefinitionItem": map[string]any{"allOf": []any{ref("DefinitionRecord"), obj(map[string]any{"versions": num,
-			"instances": map[string]any{"type": "object", "additionalProperties": num}})}},
+		"DefinitionRecord": obj(map[string]any{
+			"id": str, "key": str, "version": num, "name": str, "format": str,
+			"checksum": str, "enabled": boo, "deployedAt": tim, "deployedBy": str, "processes": strs,
+		}, "id", "key", "version"),
+		"DefinitionItem": map[string]any{"allOf": []any{ref("DefinitionRecord"), obj(map[string]any{
+			"versions":  num,
+			"instances": map[string]any{"type": "object", "additionalProperties": num},
+		})}},
 		"DefinitionPage":       pageOf("DefinitionItem"),
 		"DefinitionRecordPage": pageOf("DefinitionRecord"),
 		"DefinitionView":       map[string]any{"allOf": []any{ref("DefinitionRecord"), obj(map[string]any{"model": anyOb, "source": str})}},
-		"DefinitionDiff": obj(map[string]any{"key": str, "from": num, "to": num,
+		"DefinitionDiff": obj(map[string]any{
+			"key": str, "from": num, "to": num,
 			"added": map[string]any{"type": "array", "items": anyOb}, "removed": map[string]any{"type": "array", "items": anyOb},
-			"changed": map[string]any{"type": "array", "items": obj(map[string]any{"id": str, "kind": str, "name": str,
-				"changes": map[string]any{"type": "array", "items": obj(map[string]any{"property": str, "category": str, "from": str, "to": str})}})},
-			"unifiedDiff": str}),
+			"changed": map[string]any{"type": "array", "items": obj(map[string]any{
+				"id": str, "kind": str, "name": str,
+				"changes": map[string]any{"type": "array", "items": obj(map[string]any{"property": str, "category": str, "from": str, "to": str})},
+			})},
+			"unifiedDiff": str,
+		}),
 		"StartRequest": obj(map[string]any{"definition": str, "version": num, "requestId": str, "businessKey": str, "variables": anyOb}, "definition"),
-		"Instance": obj(map[string]any{"id": str, "definition": str, "definitionId": str, "version": num, "businessKey": str,
+		"Instance": obj(map[string]any{
+			"id": str, "definition": str, "definitionId": str, "version": num, "businessKey": str,
 			"status": map[string]any{"type": "string", "enum": []string{"running", "waiting", "incident", "paused", "completed", "failed", "cancelled"}},
 			"tokens": map[string]any{"type": "array", "items": anyOb}, "variables": anyOb,
 			"tasks": map[string]any{"type": "array", "items": ref("Task")}, "incidents": map[string]any{"type": "array", "items": ref("Incident")},
-			"history": map[string]any{"type": "array", "items": anyOb}, "statusUrl": str, "startedAt": tim, "endedAt": tim}, "id", "status"),
+			"history": map[string]any{"type": "array", "items": anyOb}, "statusUrl": str, "startedAt": tim, "endedAt": tim,
+		}, "id", "status"),
 		"InstancePage": pageOf("Instance"),
 		"Variables":    obj(map[string]any{"variables": anyOb}),
 		"Modify":       obj(map[string]any{"token": num, "to": str}, "token", "to"),
-		"Task": obj(map[string]any{"id": str, "instanceId": str, "definition": str, "elementId": str, "name": str, "assignee": str,
+		"Task": obj(map[string]any{
+			"id": str, "instanceId": str, "definition": str, "elementId": str, "name": str, "assignee": str,
 			"candidateUsers": strs, "candidateGroups": strs, "priority": num, "dueDate": tim, "status": str, "createdAt": tim,
-			"form": obj(map[string]any{"schema": anyOb, "formKey": str})}, "id", "instanceId", "elementId", "status"),
+			"form": obj(map[string]any{"schema": anyOb, "formKey": str}),
+		}, "id", "instanceId", "elementId", "status"),
 		"TaskPage":     pageOf("Task"),
 		"Claim":        obj(map[string]any{"assignee": str}),
 		"Comment":      obj(map[string]any{"text": str}),
@@ -150,22 +166,32 @@ func apiSchemas() map[string]any {
 		"Correlated":   obj(map[string]any{"correlated": num, "buffered": boo, "expiresAt": tim}),
 		"Signal":       obj(map[string]any{"name": str, "variables": anyOb}, "name"),
 		"FetchAndLock": obj(map[string]any{"type": str, "worker": str, "max": num, "lockMs": num}, "type", "worker", "lockMs"),
-		"Job": obj(map[string]any{"key": str, "instanceId": str, "elementId": str, "type": str, "attempt": num, "variables": anyOb,
-			"headers": anyOb, "worker": str, "lockedUntil": tim}),
+		"Job": obj(map[string]any{
+			"key": str, "instanceId": str, "elementId": str, "type": str, "attempt": num, "variables": anyOb,
+			"headers": anyOb, "worker": str, "lockedUntil": tim,
+		}),
 		"JobPage":     pageOf("Job"),
 		"JobComplete": obj(map[string]any{"worker": str, "variables": anyOb}, "worker"),
 		"JobFail":     obj(map[string]any{"worker": str, "message": str, "errorCode": str, "retryAfterMs": num}, "worker", "message"),
 		"JobExtend":   obj(map[string]any{"worker": str, "lockMs": num}, "worker", "lockMs"),
-		"Incident": obj(map[string]any{"id": str, "instanceId": str, "elementId": str, "tokenId": num, "kind": str, "message": str,
-			"attempts": num, "phase": str, "createdAt": tim, "resolvedAt": tim, "resolution": str, "definition": str}),
+		"Incident": obj(map[string]any{
+			"id": str, "instanceId": str, "elementId": str, "tokenId": num, "kind": str, "message": str,
+			"attempts": num, "phase": str, "createdAt": tim, "resolvedAt": tim, "resolution": str, "definition": str,
+		}),
 		"IncidentPage": pageOf("Incident"),
-		"DeadLetter": obj(map[string]any{"id": str, "instanceId": str, "elementId": str, "incidentId": str, "jobType": str,
-			"attempts": num, "lastError": str, "errors": strs, "createdAt": tim, "status": str, "settledAt": tim, "definition": str}),
+		"DeadLetter": obj(map[string]any{
+			"id": str, "instanceId": str, "elementId": str, "incidentId": str, "jobType": str,
+			"attempts": num, "lastError": str, "errors": strs, "createdAt": tim, "status": str, "settledAt": tim, "definition": str,
+		}),
 		"DeadLetterPage": pageOf("DeadLetter"),
-		"Bulk": obj(map[string]any{"instance": str, "definition": str, "elementId": str, "kind": str, "jobType": str,
-			"dryRun": map[string]any{"type": "boolean"}, "variables": anyOb}),
-		"BulkResult": obj(map[string]any{"dryRun": map[string]any{"type": "boolean"}, "matched": num, "done": num,
-			"failed": map[string]any{"type": "array", "items": obj(map[string]any{"id": str, "code": str, "error": str})}}),
+		"Bulk": obj(map[string]any{
+			"instance": str, "definition": str, "elementId": str, "kind": str, "jobType": str,
+			"dryRun": map[string]any{"type": "boolean"}, "variables": anyOb,
+		}),
+		"BulkResult": obj(map[string]any{
+			"dryRun": map[string]any{"type": "boolean"}, "matched": num, "done": num,
+			"failed": map[string]any{"type": "array", "items": obj(map[string]any{"id": str, "code": str, "error": str})},
+		}),
 	}
 }
 
@@ -175,8 +201,10 @@ var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
 func openAPIDocument() map[string]any {
 	paths := map[string]any{}
 	for _, op := range apiOperations {
-		o := map[string]any{"summary": op.summary, "tags": []string{op.tag},
-			"operationId": op.method + strings.NewReplacer("/", "_", "{", "", "}", "", "-", "_", ".", "_").Replace(op.path)}
+		o := map[string]any{
+			"summary": op.summary, "tags": []string{op.tag},
+			"operationId": op.method + strings.NewReplacer("/", "_", "{", "", "}", "", "-", "_", ".", "_").Replace(op.path),
+		}
 		var params []any
 		for _, m := range pathParam.FindAllStringSubmatch(op.path, -1) {
 			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": str})
@@ -201,7 +229,8 @@ func openAPIDocument() map[string]any {
 		responses := map[string]any{itoa(op.ok): ok}
 		for _, st := range append([]int{400, 500}, op.errors...) {
 			responses[itoa(st)] = map[string]any{"description": "error", "content": map[string]any{
-				"application/json": map[string]any{"schema": ref("Error")}}}
+				"application/json": map[string]any{"schema": ref("Error")},
+			}}
 		}
 		o["responses"] = responses
 		item, _ := paths[op.path].(map[string]any)
@@ -213,8 +242,10 @@ func openAPIDocument() map[string]any {
 	}
 	return map[string]any{
 		"openapi": "3.1.0",
-		"info": map[string]any{"title": "Workflow++ REST API", "version": "1",
-			"description": "BPMN workflow engine. Every error is {\"error\":{\"code\",\"message\",\"details\",\"correlationId\",\"timestamp\"}}; lists are {\"items\",\"next\"} with ?limit= (default 50, max 500) and ?cursor=next."},
+		"info": map[string]any{
+			"title": "Workflow++ REST API", "version": "1",
+			"description": "BPMN workflow engine. Every error is {\"error\":{\"code\",\"message\",\"details\",\"correlationId\",\"timestamp\"}}; lists are {\"items\",\"next\"} with ?limit= (default 50, max 500) and ?cursor=next.",
+		},
 		"servers":    []any{map[string]any{"url": "/api/v1"}},
 		"paths":      paths,
 		"components": map[string]any{"schemas": apiSchemas()},

@@ -99,9 +99,11 @@ func renderPage(c *fiber.Ctx, comp templ.Component) error {
 func (s *Server) pageInfo(c *fiber.Ctx, title, active string, styles ...string) web.Page {
 	u, local, _ := pageUser(c)
 	cu := CurrentUser(c)
-	return web.Page{Title: title, Active: active, User: u, Local: local, Styles: styles,
+	return web.Page{
+		Title: title, Active: active, User: u, Local: local, Styles: styles,
 		CSRF: CSRFToken(c), CSRFField: CSRFField, InboxCount: s.inbox.Count(actorOf(c).task()),
-		Can: web.Abilities{Design: cu.Has(RoleDesigner), Operate: cu.Has(RoleOperator), Work: cu.Has(RoleWorker), ReadAll: readsAll(cu)}}
+		Can: web.Abilities{Design: cu.Has(RoleDesigner), Operate: cu.Has(RoleOperator), Work: cu.Has(RoleWorker), ReadAll: readsAll(cu)},
+	}
 }
 
 // pagePager builds the pager of a list page from its request.

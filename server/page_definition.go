@@ -110,8 +110,10 @@ func (s *Server) definitionPage(c *fiber.Ctx) error {
 		if rec.Key != key {
 			continue
 		}
-		v := web.VersionRow{ID: rec.ID, Version: rec.Version, Name: rec.Name, Enabled: rec.Enabled,
-			Deployed: rec.Deployed, Deployer: rec.Deployer, Checksum: rec.Checksum}
+		v := web.VersionRow{
+			ID: rec.ID, Version: rec.Version, Name: rec.Name, Enabled: rec.Enabled,
+			Deployed: rec.Deployed, Deployer: rec.Deployer, Checksum: rec.Checksum,
+		}
 		v.Running, v.Total = counts[rec.ID].cells()
 		d.Versions = append(d.Versions, v)
 	}

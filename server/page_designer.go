@@ -47,8 +47,10 @@ type pageValidation struct {
 func (s *Server) pageValidate(c *fiber.Ctx) error {
 	format, ok := formatOf(c.Get(fiber.HeaderContentType))
 	if !ok {
-		return &Error{Status: fiber.StatusUnsupportedMediaType, Code: "unsupported_media_type",
-			Message: "Content-Type must be application/xml or text/xml (BPMN), application/json (DAG or graph) or application/yaml (graph)"}
+		return &Error{
+			Status: fiber.StatusUnsupportedMediaType, Code: "unsupported_media_type",
+			Message: "Content-Type must be application/xml or text/xml (BPMN), application/json (DAG or graph) or application/yaml (graph)",
+		}
 	}
 	if len(c.Body()) == 0 {
 		return badRequest("request body is empty: send the definition's source")
@@ -106,8 +108,10 @@ func (s *Server) pageHeatmap(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	h := pageHeatmapView{Definition: rec.ID, Passed: map[string]int{}, Waiting: map[string]int{},
-		Incidents: map[string]int{}, Flows: map[string]int{}}
+	h := pageHeatmapView{
+		Definition: rec.ID, Passed: map[string]int{}, Waiting: map[string]int{},
+		Incidents: map[string]int{}, Flows: map[string]int{},
+	}
 	for _, in := range all {
 		if in.DefinitionID != rec.ID {
 			continue

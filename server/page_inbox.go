@@ -55,9 +55,11 @@ var inboxParams = []string{"filter", "process", "name", "q", "sort", "dueBefore"
 
 // inboxQuery reads the inbox's query parameters.
 func inboxQuery(c *fiber.Ctx, now time.Time) (tasks.InboxQuery, web.InboxData, error) {
-	d := web.InboxData{Filter: c.Query("filter", "all"), Process: c.Query("process"), Name: c.Query("name"),
+	d := web.InboxData{
+		Filter: c.Query("filter", "all"), Process: c.Query("process"), Name: c.Query("name"),
 		Search: strings.TrimSpace(c.Query("q")), Sort: c.Query("sort", "priority"), DueBefore: c.Query("dueBefore"),
-		CreatedAfter: c.Query("createdAfter"), CreatedBefore: c.Query("createdBefore"), Var: c.Query("var")}
+		CreatedAfter: c.Query("createdAfter"), CreatedBefore: c.Query("createdBefore"), Var: c.Query("var"),
+	}
 	q := tasks.InboxQuery{Process: d.Process, Name: d.Name, Search: d.Search, Limit: PageSizeDefault, Now: now}
 	for k := range c.Queries() {
 		if !slices.Contains(inboxParams, k) {

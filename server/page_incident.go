@@ -33,16 +33,20 @@ func (s *Server) incidentsPage(c *fiber.Ctx) error {
 	var d web.IncidentsData
 	lo, hi, next := pageOffset(c, len(incs), PageSizeDefault)
 	for _, i := range incs[lo:hi] {
-		d.Incidents = append(d.Incidents, web.IncidentRow{ID: i.ID, InstanceID: i.InstanceID, ElementID: i.ElementID,
-			Kind: i.Kind, Message: i.Message, Attempts: i.Attempts, Created: i.Created})
+		d.Incidents = append(d.Incidents, web.IncidentRow{
+			ID: i.ID, InstanceID: i.InstanceID, ElementID: i.ElementID,
+			Kind: i.Kind, Message: i.Message, Attempts: i.Attempts, Created: i.Created,
+		})
 	}
 	d.IncidentsPager = pagePager(c, "/incidents", url.Values{}, next, hi-lo)
 
 	dlo := min(max(c.QueryInt("dcursor"), 0), len(dls))
 	dhi := min(dlo+PageSizeDefault, len(dls))
 	for _, l := range dls[dlo:dhi] {
-		d.DeadLetters = append(d.DeadLetters, web.DeadLetterRow{ID: l.ID, InstanceID: l.InstanceID, ElementID: l.ElementID,
-			IncidentID: l.IncidentID, JobType: l.JobType, Attempts: l.Attempts, LastError: l.LastError, Errors: l.Errors, Created: l.Created, Status: string(l.Status)})
+		d.DeadLetters = append(d.DeadLetters, web.DeadLetterRow{
+			ID: l.ID, InstanceID: l.InstanceID, ElementID: l.ElementID,
+			IncidentID: l.IncidentID, JobType: l.JobType, Attempts: l.Attempts, LastError: l.LastError, Errors: l.Errors, Created: l.Created, Status: string(l.Status),
+		})
 	}
 	d.DeadPager = web.Pager{Path: "/incidents", Query: url.Values{}, Prev: dlo > 0, Shown: dhi - dlo, Param: "dcursor"}
 	if dhi < len(dls) {

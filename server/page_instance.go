@@ -58,8 +58,10 @@ func (s *Server) pageInstancesData(c *fiber.Ctx) (web.InstancesData, error) {
 				open++
 			}
 		}
-		d.Rows = append(d.Rows, web.InstanceRow{ID: in.ID, Definition: in.DefinitionKey, Version: in.Version,
-			BusinessKey: in.BusinessKey, Status: string(in.Status), Started: in.Started, Updated: in.Updated, Incidents: open})
+		d.Rows = append(d.Rows, web.InstanceRow{
+			ID: in.ID, Definition: in.DefinitionKey, Version: in.Version,
+			BusinessKey: in.BusinessKey, Status: string(in.Status), Started: in.Started, Updated: in.Updated, Incidents: open,
+		})
 	}
 	q := url.Values{}
 	for k, v := range map[string]string{"definition": d.Definition, "status": d.Status, "businessKey": d.BusinessKey} {
@@ -82,6 +84,8 @@ func (s *Server) monitorPage(c *fiber.Ctx) error {
 	p := s.pageInfo(c, "Instance "+snap.ID, "instances", "bpmn-js/diagram-js.css", "bpmn-js/bpmn-js.css",
 		"bpmn-js/bpmn-font/css/bpmn-embedded.css")
 	p.Module = "monitor.js"
-	return renderPage(c, web.MonitorPage(p, web.MonitorData{ID: snap.ID, Definition: snap.DefinitionKey,
-		Version: snap.Version, Status: string(snap.Status)}))
+	return renderPage(c, web.MonitorPage(p, web.MonitorData{
+		ID: snap.ID, Definition: snap.DefinitionKey,
+		Version: snap.Version, Status: string(snap.Status),
+	}))
 }

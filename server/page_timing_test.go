@@ -37,14 +37,18 @@ func bigStore(t testing.TB, n int) *server.Server {
 	now := time.Now()
 	for i := range n {
 		id := fmt.Sprintf("inst-%06d", i)
-		snap := &engine.Snapshot{ID: id, DefinitionID: rec.ID, DefinitionKey: rec.Key, Version: rec.Version,
+		snap := &engine.Snapshot{
+			ID: id, DefinitionID: rec.ID, DefinitionKey: rec.Key, Version: rec.Version,
 			ProcessID: "browser_xss", Status: engine.StatusWaiting, Started: now, Updated: now,
-			Variables: map[string]any{"amount": i}}
+			Variables: map[string]any{"amount": i},
+		}
 		_, err := store.CreateInstance(ctx, snap)
 		require.NoError(t, err)
 		due := now.Add(time.Duration(i-n/2) * time.Minute)
-		task := engine.Task{ID: fmt.Sprintf("task-%06d", i), InstanceID: id, DefinitionKey: rec.Key, ElementID: "review",
-			Name: "Review", CandidateGroups: []string{"managers"}, Priority: i % 100, Due: &due, Status: engine.TaskOpen, Created: now}
+		task := engine.Task{
+			ID: fmt.Sprintf("task-%06d", i), InstanceID: id, DefinitionKey: rec.Key, ElementID: "review",
+			Name: "Review", CandidateGroups: []string{"managers"}, Priority: i % 100, Due: &due, Status: engine.TaskOpen, Created: now,
+		}
 		next := *snap
 		next.Seq = 1
 		next.Tokens = []engine.TokenState{{ID: 1, ElementID: "review", Status: engine.TokenTask, TaskID: task.ID}}

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"slices"
-
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/web"
@@ -17,5 +15,3 @@ func pageUser(c *fiber.Ctx) (u web.User, local, ok bool) {
 	}
 	return web.User{Name: cu.Name, Groups: cu.Groups, Roles: cu.Roles}, cu.Local, true
 }
-
-func pageIsAdmin(u web.User) bool { return slices.Contains(u.Roles, RoleAdmin) }

@@ -22,8 +22,10 @@ func (s *Server) rateLimit() fiber.Handler {
 		Storage:    newLimitStore(),
 		Next:       func(c *fiber.Ctx) bool { return !limited(c) },
 		LimitReached: func(c *fiber.Ctx) error {
-			return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
-				Message: sprintf("more than %d starts or completions in %s from this client: wait and retry (see Retry-After)", s.cfg.RateLimit, s.cfg.RateWindow)}
+			return &Error{
+				Status: http.StatusTooManyRequests, Code: "rate_limited",
+				Message: sprintf("more than %d starts or completions in %s from this client: wait and retry (see Retry-After)", s.cfg.RateLimit, s.cfg.RateWindow),
+			}
 		},
 	})
 }

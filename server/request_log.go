@@ -30,8 +30,10 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	if status >= 500 {
 		level = slog.LevelError
 	}
-	attrs := []any{"method", c.Method(), "path", c.Path(), "status", status,
-		"latency_ms", float64(elapsed.Microseconds()) / 1000, "correlation_id", correlationID(c)}
+	attrs := []any{
+		"method", c.Method(), "path", c.Path(), "status", status,
+		"latency_ms", float64(elapsed.Microseconds()) / 1000, "correlation_id", correlationID(c),
+	}
 	if err != nil {
 		attrs = append(attrs, "err", err.Error())
 	}

@@ -120,5 +120,7 @@ func (s *Server) routesV1(api fiber.Router) {
 	api.Delete("/dead-letters/:id", operator, s.deleteDeadLetter)
 }
 
-var _ engine.Exporter = (*metrics)(nil)
-var _ engine.Exporter = (*messageBuffer)(nil)
+var (
+	_ engine.Exporter = (*metrics)(nil)
+	_ engine.Exporter = (*messageBuffer)(nil)
+)

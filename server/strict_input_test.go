@@ -24,8 +24,10 @@ func TestHugeAttributeRefused(t *testing.T) {
 func TestUnknownQueryParameters(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	for _, path := range []string{"/api/v1/tasks?assignee%5B%24ne%5D=", "/api/v1/tasks?asignee=ada", "/api/v1/instances?defintion=x",
-		"/api/v1/incidents?status=open", "/api/v1/dead-letters?type=x", "/api/v1/definitions?q=x"} {
+	for _, path := range []string{
+		"/api/v1/tasks?assignee%5B%24ne%5D=", "/api/v1/tasks?asignee=ada", "/api/v1/instances?defintion=x", //nolint:misspell // the typo is the case
+		"/api/v1/incidents?status=open", "/api/v1/dead-letters?type=x", "/api/v1/definitions?q=x",
+	} {
 		e := requireEnvelope(t, f.json(http.MethodGet, path, nil, nil), http.StatusBadRequest, "invalid_input")
 		require.Contains(t, e.Error.Message, "unknown query parameter", path)
 	}
@@ -37,8 +39,10 @@ func TestUnknownQueryParameters(t *testing.T) {
 func TestMalformedQueryValues(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	lists := []string{"/api/v1/tasks", "/api/v1/instances", "/api/v1/incidents", "/api/v1/dead-letters",
-		"/api/v1/definitions", "/api/v1/definitions/approval/versions"}
+	lists := []string{
+		"/api/v1/tasks", "/api/v1/instances", "/api/v1/incidents", "/api/v1/dead-letters",
+		"/api/v1/definitions", "/api/v1/definitions/approval/versions",
+	}
 	for _, list := range lists {
 		for _, q := range []string{"cursor=garbage", "cursor=%25%25%25", "cursor=d2ZwcDE6", "limit=x", "limit=-1", "limit=501"} {
 			e := requireEnvelope(t, f.json(http.MethodGet, list+"?"+q, nil, nil), http.StatusBadRequest, "invalid_input")

@@ -29,8 +29,10 @@ func TestTaskRulesSameThroughRESTAndPages(t *testing.T) {
 	for _, sit := range []situation{
 		{name: "unassigned: a candidate claims", as: alice, action: "claim", status: http.StatusOK},
 		{name: "unassigned: a candidate completes (claims and completes)", as: alice, action: "complete", body: valid, status: http.StatusOK},
-		{name: "unassigned: a candidate who does not hold it delegates", as: alice, action: "delegate",
-			body: map[string]any{"assignee": "bob"}, status: http.StatusForbidden, code: "forbidden"},
+		{
+			name: "unassigned: a candidate who does not hold it delegates", as: alice, action: "delegate",
+			body: map[string]any{"assignee": "bob"}, status: http.StatusForbidden, code: "forbidden",
+		},
 		{name: "mine: I complete", prepare: claimAs(alice), as: alice, action: "complete", body: valid, status: http.StatusOK},
 		{name: "mine: I release", prepare: claimAs(alice), as: alice, action: "release", status: http.StatusOK},
 		{name: "mine: I delegate", prepare: claimAs(alice), as: alice, action: "delegate", body: map[string]any{"assignee": "bob"}, status: http.StatusOK},
@@ -38,21 +40,29 @@ func TestTaskRulesSameThroughRESTAndPages(t *testing.T) {
 		{name: "someone else's: I complete", prepare: claimAs(bob), as: alice, action: "complete", body: valid, status: http.StatusConflict, code: "task_claimed"},
 		{name: "someone else's: I release", prepare: claimAs(bob), as: alice, action: "release", status: http.StatusConflict, code: "task_claimed"},
 		{name: "someone else's: an operator releases", prepare: claimAs(bob), as: user("olga", "", "operator"), action: "release", status: http.StatusOK},
-		{name: "someone else's: an operator delegates", prepare: claimAs(bob), as: user("olga", "", "operator"), action: "delegate",
-			body: map[string]any{"assignee": "alice"}, status: http.StatusOK},
-		{name: "unassigned: an operator without the worker role claims", as: user("olga", "", "operator"), action: "claim",
-			status: http.StatusForbidden, code: "forbidden"},
+		{
+			name: "someone else's: an operator delegates", prepare: claimAs(bob), as: user("olga", "", "operator"), action: "delegate",
+			body: map[string]any{"assignee": "alice"}, status: http.StatusOK,
+		},
+		{
+			name: "unassigned: an operator without the worker role claims", as: user("olga", "", "operator"), action: "claim",
+			status: http.StatusForbidden, code: "forbidden",
+		},
 		{name: "not eligible: not a candidate", as: carol, action: "claim", status: http.StatusNotFound, code: "not_found"},
 		{name: "not eligible: not a candidate completes", as: carol, action: "complete", body: valid, status: http.StatusNotFound, code: "not_found"},
 		{name: "completed", prepare: completeAs(alice, valid), as: alice, action: "complete", body: valid, status: http.StatusConflict, code: "task_not_open"},
 		{name: "cancelled", prepare: instanceOp("cancel"), as: alice, action: "claim", status: http.StatusConflict, code: "task_not_open"},
 		{name: "paused instance: claim", prepare: instanceOp("pause"), as: alice, action: "claim", status: http.StatusConflict, code: "instance_paused"},
 		{name: "paused instance: complete", prepare: instanceOp("pause"), as: alice, action: "complete", body: valid, status: http.StatusConflict, code: "instance_paused"},
-		{name: "invalid form values", as: alice, action: "complete",
+		{
+			name: "invalid form values", as: alice, action: "complete",
 			body:   map[string]any{"variables": map[string]any{"comment": strings.Repeat("x", 30), "amount": 0}},
-			status: http.StatusBadRequest, code: "invalid_form_values"},
-		{name: "invalid form values: required missing", prepare: claimAs(alice), as: alice, action: "complete",
-			body: map[string]any{"variables": map[string]any{}}, status: http.StatusBadRequest, code: "invalid_form_values"},
+			status: http.StatusBadRequest, code: "invalid_form_values",
+		},
+		{
+			name: "invalid form values: required missing", prepare: claimAs(alice), as: alice, action: "complete",
+			body: map[string]any{"variables": map[string]any{}}, status: http.StatusBadRequest, code: "invalid_form_values",
+		},
 	} {
 		for _, prefix := range []string{"/api/v1/tasks/", "/ui/tasks/"} {
 			t.Run(sit.name+" via "+prefix, func(t *testing.T) {

@@ -116,7 +116,8 @@ func diffLines(a, b []string) []diffOp {
 	} else {
 		mid = lcsDiff(a, b)
 	}
-	out := append(head, mid...)
+	out := make([]diffOp, 0, len(head)+len(mid)+len(tail))
+	out = append(append(out, head...), mid...)
 	for i := len(tail) - 1; i >= 0; i-- {
 		out = append(out, tail[i])
 	}

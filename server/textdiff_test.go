@@ -28,10 +28,14 @@ func TestUnifiedDiff(t *testing.T) {
 		want string
 	}{
 		{"equal", "x\n", "x\n", ""},
-		{"one change in the middle", lines(10, nil), lines(10, map[int]string{5: "five"}),
-			"--- a\n+++ b\n@@ -2,7 +2,7 @@\n line 2\n line 3\n line 4\n-line 5\n+five\n line 6\n line 7\n line 8\n"},
-		{"two hunks", lines(20, nil), lines(20, map[int]string{2: "two", 19: ""}),
-			"--- a\n+++ b\n@@ -1,5 +1,5 @@\n line 1\n-line 2\n+two\n line 3\n line 4\n line 5\n@@ -16,5 +16,4 @@\n line 16\n line 17\n line 18\n-line 19\n line 20\n"},
+		{
+			"one change in the middle", lines(10, nil), lines(10, map[int]string{5: "five"}),
+			"--- a\n+++ b\n@@ -2,7 +2,7 @@\n line 2\n line 3\n line 4\n-line 5\n+five\n line 6\n line 7\n line 8\n",
+		},
+		{
+			"two hunks", lines(20, nil), lines(20, map[int]string{2: "two", 19: ""}),
+			"--- a\n+++ b\n@@ -1,5 +1,5 @@\n line 1\n-line 2\n+two\n line 3\n line 4\n line 5\n@@ -16,5 +16,4 @@\n line 16\n line 17\n line 18\n-line 19\n line 20\n",
+		},
 		{"from empty", "", "a\nb\n", "--- a\n+++ b\n@@ -0,0 +1,2 @@\n+a\n+b\n"},
 		{"to empty", "a\n", "", "--- a\n+++ b\n@@ -1 +0,0 @@\n-a\n"},
 	} {

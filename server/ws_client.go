@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net"
 	"sync"
 	"time"
@@ -108,7 +109,7 @@ func (c *client) writeLoop() {
 			return
 		}
 		if err := c.write(buf, cfg.WriteTimeout); err != nil {
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
 				c.hub.evict(c, closePolicy, "client too slow: a write timed out")
 			}
 			c.stop(closeInternal, "")

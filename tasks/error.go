@@ -28,18 +28,24 @@ func forbidden(format string, args ...any) *Error {
 }
 
 func claimedBy(id, holder string) *Error {
-	return &Error{Status: http.StatusConflict, Code: "task_claimed",
-		Message: fmt.Sprintf("task %s is assigned to %q: they, or an operator who delegates it, must act on it", id, holder)}
+	return &Error{
+		Status: http.StatusConflict, Code: "task_claimed",
+		Message: fmt.Sprintf("task %s is assigned to %q: they, or an operator who delegates it, must act on it", id, holder),
+	}
 }
 
 func notOpen(t Task) *Error {
-	return &Error{Status: http.StatusConflict, Code: "task_not_open",
-		Message: fmt.Sprintf("task %s is %s: only open tasks change", t.ID, t.Status)}
+	return &Error{
+		Status: http.StatusConflict, Code: "task_not_open",
+		Message: fmt.Sprintf("task %s is %s: only open tasks change", t.ID, t.Status),
+	}
 }
 
 func paused(t Task) *Error {
-	return &Error{Status: http.StatusConflict, Code: "instance_paused",
-		Message: fmt.Sprintf("task %s: instance %s is paused: an operator must resume it first", t.ID, t.InstanceID)}
+	return &Error{
+		Status: http.StatusConflict, Code: "instance_paused",
+		Message: fmt.Sprintf("task %s: instance %s is paused: an operator must resume it first", t.ID, t.InstanceID),
+	}
 }
 
 // fromEngine turns what the applier refused into the same answers the
@@ -57,11 +63,15 @@ func fromEngine(t Task, err error) error {
 	case errors.As(err, &held) && held.Assignee != "":
 		return claimedBy(t.ID, held.Assignee)
 	case errors.As(err, &held):
-		return &Error{Status: http.StatusConflict, Code: "task_released",
-			Message: fmt.Sprintf("task %s was released meanwhile: claim it again", t.ID)}
+		return &Error{
+			Status: http.StatusConflict, Code: "task_released",
+			Message: fmt.Sprintf("task %s was released meanwhile: claim it again", t.ID),
+		}
 	case errors.Is(err, engine.ErrTaskPending):
-		return &Error{Status: http.StatusConflict, Code: "task_pending",
-			Message: fmt.Sprintf("task %s waits for its listener jobs to finish: try again in a moment", t.ID)}
+		return &Error{
+			Status: http.StatusConflict, Code: "task_pending",
+			Message: fmt.Sprintf("task %s waits for its listener jobs to finish: try again in a moment", t.ID),
+		}
 	case errors.Is(err, engine.ErrInstancePaused):
 		return paused(t)
 	case errors.Is(err, engine.ErrTaskNotOpen), errors.Is(err, engine.ErrInstanceEnded):

@@ -48,8 +48,10 @@ func GenerateForm(n *model.Node, vars map[string]any) json.RawMessage {
 		}
 		components = append(components, map[string]any{"type": typ, "key": name, "label": name, "id": "Field_" + name})
 	}
-	schema, _ := json.Marshal(map[string]any{"type": "default", "id": "Generated_" + n.ID, "components": components,
-		"generated": true})
+	schema, _ := json.Marshal(map[string]any{
+		"type": "default", "id": "Generated_" + n.ID, "components": components,
+		"generated": true,
+	})
 	return schema
 }
 
@@ -75,8 +77,10 @@ var (
 	bare = regexp.MustCompile(`^\s*(?:!\s*|not\s*\(\s*)?([A-Za-z_$][\w$]*)\s*\)?\s*$`)
 )
 
-var notVariables = map[string]bool{"true": true, "false": true, "null": true, "undefined": true, "and": true,
-	"or": true, "not": true, "if": true, "then": true, "else": true}
+var notVariables = map[string]bool{
+	"true": true, "false": true, "null": true, "undefined": true, "and": true,
+	"or": true, "not": true, "if": true, "then": true, "else": true,
+}
 
 // conditionVariables reads the variables a condition compares and the field
 // type each comparison implies.

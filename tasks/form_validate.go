@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -32,7 +33,7 @@ func (e *FormError) Error() string {
 }
 
 func invalidValues(err error) error {
-	fe, ok := err.(*FormError)
+	fe, ok := errors.AsType[*FormError](err)
 	if !ok {
 		return err
 	}
@@ -172,7 +173,8 @@ func checkListed(f formField, v any) string {
 	}
 	if slices.ContainsFunc(f.Values, func(o struct {
 		Value any `json:"value"`
-	}) bool {
+	},
+	) bool {
 		return fmt.Sprint(o.Value) == fmt.Sprint(v)
 	}) {
 		return ""

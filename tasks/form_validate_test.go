@@ -22,8 +22,10 @@ const schema = `{"type":"default","components":[
 
 func TestValidateValues(t *testing.T) {
 	t.Parallel()
-	ok := map[string]any{"name": "ada", "amount": 5.0, "agree": true, "kind": "a", "tags": []any{"x"}, "when": "2026-12-31",
-		"customer": map[string]any{"city": "Oslo"}}
+	ok := map[string]any{
+		"name": "ada", "amount": 5.0, "agree": true, "kind": "a", "tags": []any{"x"}, "when": "2026-12-31",
+		"customer": map[string]any{"city": "Oslo"},
+	}
 	require.NoError(t, tasks.ValidateValues(json.RawMessage(schema), ok))
 	require.NoError(t, tasks.ValidateValues(nil, map[string]any{"anything": 1}), "no form, nothing to check")
 

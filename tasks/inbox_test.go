@@ -27,8 +27,10 @@ func (l taskList) OpenTasks(_ context.Context, fn func(engine.Task) error) error
 }
 
 func task(id string, mod func(*engine.Task)) engine.Task {
-	t := engine.Task{ID: id, InstanceID: "i-" + id, DefinitionKey: "expense", Name: "Review " + id, Status: engine.TaskOpen,
-		CandidateGroups: []string{"managers"}, Priority: 50, Created: t0}
+	t := engine.Task{
+		ID: id, InstanceID: "i-" + id, DefinitionKey: "expense", Name: "Review " + id, Status: engine.TaskOpen,
+		CandidateGroups: []string{"managers"}, Priority: 50, Created: t0,
+	}
 	if mod != nil {
 		mod(&t)
 	}

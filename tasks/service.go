@@ -169,8 +169,10 @@ func (s *Service) Release(ctx context.Context, a Actor, id string) (Task, error)
 func (s *Service) Delegate(ctx context.Context, a Actor, id, to string) (Task, error) {
 	to = strings.TrimSpace(to)
 	if to == "" {
-		return Task{}, &Error{Status: http.StatusBadRequest, Code: "invalid_input",
-			Message: "field \"assignee\" is empty: name the user to delegate the task to"}
+		return Task{}, &Error{
+			Status: http.StatusBadRequest, Code: "invalid_input",
+			Message: "field \"assignee\" is empty: name the user to delegate the task to",
+		}
 	}
 	t, err := s.open(ctx, a, id)
 	switch {
@@ -230,8 +232,10 @@ func (s *Service) Comment(ctx context.Context, a Actor, id, text string) (Task, 
 	case text == "":
 		return Task{}, &Error{Status: http.StatusBadRequest, Code: "invalid_input", Message: "field \"text\" is empty: write the comment"}
 	case len(text) > s.cfg.CommentMax:
-		return Task{}, &Error{Status: http.StatusRequestEntityTooLarge, Code: "comment_too_large",
-			Message: fmt.Sprintf("the comment has %d bytes: at most %d are kept", len(text), s.cfg.CommentMax)}
+		return Task{}, &Error{
+			Status: http.StatusRequestEntityTooLarge, Code: "comment_too_large",
+			Message: fmt.Sprintf("the comment has %d bytes: at most %d are kept", len(text), s.cfg.CommentMax),
+		}
 	case a.Name == "":
 		return Task{}, forbidden("comments need a user: sign in")
 	}

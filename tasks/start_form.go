@@ -39,6 +39,8 @@ func (s *Service) StartForm(ctx context.Context, key string, version int) (Form,
 			return Form{Schema: f.Schema, Data: map[string]any{}, Source: "linked", FormID: f.FormID, Version: f.Version}, nil
 		}
 	}
-	return Form{}, &Error{Status: http.StatusNotFound, Code: "no_start_form",
-		Message: fmt.Sprintf("definition %s has no start form: start it with variables as JSON", rec.ID)}
+	return Form{}, &Error{
+		Status: http.StatusNotFound, Code: "no_start_form",
+		Message: fmt.Sprintf("definition %s has no start form: start it with variables as JSON", rec.ID),
+	}
 }

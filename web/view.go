@@ -113,12 +113,5 @@ func fmtTimePtr(t *time.Time) string {
 
 func itoa(n int) string { return fmt.Sprint(n) }
 
-func isoTime(t *time.Time) string {
-	if t == nil {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339)
-}
-
 // boolAttr renders a flag as a data attribute's "true" or "false".
 func boolAttr(b bool) string { return fmt.Sprint(b) }

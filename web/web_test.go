@@ -16,8 +16,10 @@ const markup = `<img src=x onerror=alert(1)>`
 func TestPagesEscapeUserText(t *testing.T) {
 	t.Parallel()
 	p := web.Page{Title: markup, Active: "inbox", User: web.User{Name: markup, Groups: []string{markup}}, Local: true}
-	d := web.InboxData{Filter: "all", Tasks: []web.TaskRow{{ID: "t1", Name: markup, Definition: markup, Assignee: markup}},
-		Processes: []string{markup}}
+	d := web.InboxData{
+		Filter: "all", Tasks: []web.TaskRow{{ID: "t1", Name: markup, Definition: markup, Assignee: markup}},
+		Processes: []string{markup},
+	}
 	var b strings.Builder
 	require.NoError(t, web.InboxPage(p, d).Render(context.Background(), &b))
 	html := b.String()

@@ -48,8 +48,8 @@ func diskFree(dir string, share float64, minFree uint64) error {
 	if err := unix.Statfs(dir, &st); err != nil {
 		return fmt.Errorf("data directory %s: %w", dir, err)
 	}
-	free := uint64(st.Bavail) * uint64(st.Bsize)  //nolint:gosec // block counts and sizes are not negative
-	total := uint64(st.Blocks) * uint64(st.Bsize) //nolint:gosec // idem
+	free := uint64(st.Bavail) * uint64(st.Bsize)  //nolint:gosec,unconvert // not negative; the types differ by platform
+	total := uint64(st.Blocks) * uint64(st.Bsize) //nolint:gosec,unconvert // idem
 	if free < minFree || float64(free) < share*float64(total) {
 		return fmt.Errorf("the disk of %s is nearly full: %d MiB free of %d MiB; free space before commits fail", dir, free>>20, total>>20)
 	}

@@ -17,22 +17,38 @@ var limitVars = []struct {
 	size      bool
 	set       func(*engine.Config, *server.Config, int)
 }{
-	{"WFPP_MAX_BODY", "largest request body (default 10MiB)", true,
-		func(_ *engine.Config, s *server.Config, n int) { s.BodyLimit = n }},
-	{"WFPP_MAX_VARIABLE", "largest variable a caller sets, as JSON (default 1MiB)", true,
-		func(e *engine.Config, _ *server.Config, n int) { e.MaxVariableBytes = n }},
-	{"WFPP_MAX_INSTANCE_VARIABLES", "all of an instance's variables, as JSON (default 4MiB)", true,
-		func(e *engine.Config, _ *server.Config, n int) { e.MaxInstanceVariableBytes = n }},
-	{"WFPP_SCRIPT_MEMORY", "how much the heap may grow under one running script (default 64MiB)", true,
-		func(e *engine.Config, _ *server.Config, n int) { e.Script.MaxMemory = int64(n) }},
-	{"WFPP_BPMN_MAX_VALUE", "longest BPMN attribute value or element text (default 64KiB)", true,
-		func(e *engine.Config, _ *server.Config, n int) { e.BPMN.MaxValue = n }},
-	{"WFPP_BPMN_MAX_ELEMENTS", "elements in one BPMN file (default 327680)", false,
-		func(e *engine.Config, _ *server.Config, n int) { e.BPMN.MaxElements = n }},
-	{"WFPP_BPMN_MAX_ATTRIBUTES", "attributes in one BPMN file (default 4 x the elements)", false,
-		func(e *engine.Config, _ *server.Config, n int) { e.BPMN.MaxAttributes = n }},
-	{"WFPP_BPMN_MAX_DEPTH", "nesting of elements in one BPMN file (default 200)", false,
-		func(e *engine.Config, _ *server.Config, n int) { e.BPMN.MaxDepth = n }},
+	{
+		"WFPP_MAX_BODY", "largest request body (default 10MiB)", true,
+		func(_ *engine.Config, s *server.Config, n int) { s.BodyLimit = n },
+	},
+	{
+		"WFPP_MAX_VARIABLE", "largest variable a caller sets, as JSON (default 1MiB)", true,
+		func(e *engine.Config, _ *server.Config, n int) { e.MaxVariableBytes = n },
+	},
+	{
+		"WFPP_MAX_INSTANCE_VARIABLES", "all of an instance's variables, as JSON (default 4MiB)", true,
+		func(e *engine.Config, _ *server.Config, n int) { e.MaxInstanceVariableBytes = n },
+	},
+	{
+		"WFPP_SCRIPT_MEMORY", "how much the heap may grow under one running script (default 64MiB)", true,
+		func(e *engine.Config, _ *server.Config, n int) { e.Script.MaxMemory = int64(n) },
+	},
+	{
+		"WFPP_BPMN_MAX_VALUE", "longest BPMN attribute value or element text (default 64KiB)", true,
+		func(e *engine.Config, _ *server.Config, n int) { e.BPMN.MaxValue = n },
+	},
+	{
+		"WFPP_BPMN_MAX_ELEMENTS", "elements in one BPMN file (default 327680)", false,
+		func(e *engine.Config, _ *server.Config, n int) { e.BPMN.MaxElements = n },
+	},
+	{
+		"WFPP_BPMN_MAX_ATTRIBUTES", "attributes in one BPMN file (default 4 x the elements)", false,
+		func(e *engine.Config, _ *server.Config, n int) { e.BPMN.MaxAttributes = n },
+	},
+	{
+		"WFPP_BPMN_MAX_DEPTH", "nesting of elements in one BPMN file (default 200)", false,
+		func(e *engine.Config, _ *server.Config, n int) { e.BPMN.MaxDepth = n },
+	},
 }
 
 // applyLimits sets the caps the environment names on the two configs.

@@ -15,9 +15,11 @@ import (
 
 func TestApplyLimits(t *testing.T) {
 	t.Parallel()
-	env := map[string]string{"WFPP_MAX_VARIABLE": "2KiB", "WFPP_MAX_INSTANCE_VARIABLES": " 3 MiB ", "WFPP_SCRIPT_MEMORY": "1GiB",
+	env := map[string]string{
+		"WFPP_MAX_VARIABLE": "2KiB", "WFPP_MAX_INSTANCE_VARIABLES": " 3 MiB ", "WFPP_SCRIPT_MEMORY": "1GiB",
 		"WFPP_BPMN_MAX_VALUE": "1000", "WFPP_BPMN_MAX_ELEMENTS": "50", "WFPP_BPMN_MAX_ATTRIBUTES": "70", "WFPP_BPMN_MAX_DEPTH": "9",
-		"WFPP_MAX_BODY": "1MiB"}
+		"WFPP_MAX_BODY": "1MiB",
+	}
 	var e engine.Config
 	var s server.Config
 	require.NoError(t, applyLimits(func(k string) string { return env[k] }, &e, &s))

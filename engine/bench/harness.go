@@ -110,7 +110,7 @@ func (h *Harness) stuck(id string, err error) error {
 	defer cancel()
 	snap, serr := h.Engine.Instance(ctx, id)
 	if serr != nil {
-		return fmt.Errorf("waiting for instance %s: %w (and loading it: %v)", id, err, serr)
+		return fmt.Errorf("waiting for instance %s: %w (and loading it: %w)", id, err, serr)
 	}
 	var at []string
 	for _, t := range snap.Tokens {

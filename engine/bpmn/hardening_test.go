@@ -150,8 +150,10 @@ func TestParseLatin1(t *testing.T) {
 
 func TestOptionsWithDefaults(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, bpmn.Options{MaxBytes: bpmn.MaxBytesDefault, MaxDepth: bpmn.MaxDepthDefault, MaxValue: bpmn.MaxValueDefault,
-		MaxElements: int(bpmn.MaxBytesDefault / 32), MaxAttributes: int(bpmn.MaxBytesDefault / 8)}, bpmn.Options{}.WithDefaults())
+	require.Equal(t, bpmn.Options{
+		MaxBytes: bpmn.MaxBytesDefault, MaxDepth: bpmn.MaxDepthDefault, MaxValue: bpmn.MaxValueDefault,
+		MaxElements: int(bpmn.MaxBytesDefault / 32), MaxAttributes: int(bpmn.MaxBytesDefault / 8),
+	}, bpmn.Options{}.WithDefaults())
 	require.Equal(t, bpmn.Options{MaxBytes: 5, MaxDepth: 6, MaxValue: 7}, bpmn.Options{MaxBytes: 5, MaxDepth: 6, MaxValue: 7}.WithDefaults())
 	require.Equal(t, int64(10<<20), bpmn.MaxBytesDefault)
 }

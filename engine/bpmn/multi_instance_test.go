@@ -39,8 +39,10 @@ func TestParseMultiInstance(t *testing.T) {
 	def, err := bpmn.Parse([]byte(src), bpmn.Options{})
 	require.NoError(t, err)
 	p := def.Main()
-	require.Equal(t, &model.MultiInstance{Collection: "=orders", Element: "order", OutputCollection: "results",
-		OutputElement: "=result", Completion: "=nrOfCompletedInstances >= 2"}, p.Node("zeebe").Loop)
+	require.Equal(t, &model.MultiInstance{
+		Collection: "=orders", Element: "order", OutputCollection: "results",
+		OutputElement: "=result", Completion: "=nrOfCompletedInstances >= 2",
+	}, p.Node("zeebe").Loop)
 	require.Equal(t, &model.MultiInstance{Sequential: true, Collection: "${reviewers}", Element: "reviewer"}, p.Node("camunda").Loop)
 	require.Equal(t, &model.MultiInstance{Cardinality: "3"}, p.Node("cardinality").Loop)
 	require.Empty(t, model.Validate(def, model.Checks{}))

@@ -153,7 +153,7 @@ func readTree(r io.Reader, opts Options) (*element, error) {
 	for {
 		line, col = dec.InputPos()
 		tok, err := dec.Token()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

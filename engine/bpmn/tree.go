@@ -40,16 +40,6 @@ func (e *element) attr(space, local string) string {
 	return ""
 }
 
-// has reports whether the attribute space:local is present, even if empty.
-func (e *element) has(space, local string) bool {
-	for _, a := range e.attrs {
-		if a.Name.Space == space && a.Name.Local == local {
-			return true
-		}
-	}
-	return false
-}
-
 func (e *element) id() string { return e.attr("", "id") }
 
 // child returns the first child space:local, or nil.

@@ -13,8 +13,10 @@ import (
 func openInternal(t *testing.T, clock engine.Clock) *Cache {
 	t.Helper()
 	srv := redistest.Start(t)
-	c, err := Open(t.Context(), Config{URL: srv.URL(), Prefix: redistest.Prefix(t), Clock: clock, ProbeInterval: 10 * time.Millisecond,
-		OpTimeout: 2 * time.Second}) // see testOpTimeout
+	c, err := Open(t.Context(), Config{
+		URL: srv.URL(), Prefix: redistest.Prefix(t), Clock: clock, ProbeInterval: 10 * time.Millisecond,
+		OpTimeout: 2 * time.Second,
+	}) // see testOpTimeout
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	return c

@@ -19,9 +19,11 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		"map": map[string]any{"a": []any{map[string]any{}}}, "nilMap": map[string]any(nil),
 		"when": when, "bytes": []byte{0, 1}, "goInt": 7,
 	}
-	snap := &engine.Snapshot{ID: "i-1", Seq: 4, NextID: 9, Status: engine.StatusWaiting, Variables: vars,
+	snap := &engine.Snapshot{
+		ID: "i-1", Seq: 4, NextID: 9, Status: engine.StatusWaiting, Variables: vars,
 		Tokens: []engine.TokenState{{ID: 2, ElementID: "review", Status: engine.TokenTask, Local: map[string]any{"n": int64(3)}}},
-		Tasks:  []engine.Task{{ID: "t-1", TokenID: 2, Variables: map[string]any{"f": 2.5}}}}
+		Tasks:  []engine.Task{{ID: "t-1", TokenID: 2, Variables: map[string]any{"f": 2.5}}},
+	}
 	data, err := codec.EncodeSnapshot(snap)
 	require.NoError(t, err)
 	got, err := codec.DecodeSnapshot(data)

@@ -373,10 +373,6 @@ next:
 	return false
 }
 
-func contains(s, sub string) bool {
-	return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub))
-}
-
 func deep(n int) string {
 	s := "1"
 	for range n {

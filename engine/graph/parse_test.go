@@ -424,9 +424,9 @@ func TestParseRejects(t *testing.T) {
 		},
 		{
 			name:    "misspelt configuration",
-			doc:     head + "  - {nodeId: t, type: Task, configuration: {language: JavaScript, scirpt: x}}\nedges: []\n",
+			doc:     head + "  - {nodeId: t, type: Task, configuration: {language: JavaScript, scirpt: x}}\nedges: []\n", //nolint:misspell // the misspelling is the case
 			element: "t",
-			message: `configuration has no field "scirpt"`,
+			message: `configuration has no field "scirpt"`, //nolint:misspell // the misspelling is the case
 		},
 		{
 			name:    "misspelt top-level field",

@@ -280,8 +280,10 @@ func (v *validator) activity(n *Node) {
 		v.add(n.ID, "the multi-instance marker says neither which items nor how many: set an input collection (zeebe:loopCharacteristics inputCollection) or a loopCardinality")
 	}
 	if n.Loop != nil && v.c.Expression != nil {
-		for what, text := range map[string]string{"input collection": n.Loop.Collection, "loop cardinality": n.Loop.Cardinality,
-			"completion condition": n.Loop.Completion, "output element": n.Loop.OutputElement} {
+		for what, text := range map[string]string{
+			"input collection": n.Loop.Collection, "loop cardinality": n.Loop.Cardinality,
+			"completion condition": n.Loop.Completion, "output element": n.Loop.OutputElement,
+		} {
 			if text == "" {
 				continue
 			}

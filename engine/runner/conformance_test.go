@@ -265,8 +265,10 @@ func validate(job *engine.Job) (map[string]any, error) {
 
 // checkJob is upstream's Test_activated_job_data: the job says what it is.
 func checkJob(job *engine.Job) (map[string]any, error) {
-	for name, v := range map[string]string{"Key": job.Key, "InstanceID": job.InstanceID, "DefinitionKey": job.DefinitionKey,
-		"ElementID": job.ElementID, "Type": job.Type} {
+	for name, v := range map[string]string{
+		"Key": job.Key, "InstanceID": job.InstanceID, "DefinitionKey": job.DefinitionKey,
+		"ElementID": job.ElementID, "Type": job.Type,
+	} {
 		if v == "" {
 			return nil, engine.Permanent(fmt.Errorf("job.%s is empty", name))
 		}
@@ -817,8 +819,12 @@ func libBPMNEngineCases() []conformanceCase {
 			called:    []string{"Sub-A-Task-A1", "Sub-A-Task-A2", "Sub-A-Task-B1", "Sub-B-Task-A1", "Task-C"},
 			activated: []string{"Sub-A-Task-A1", "Sub-A-Task-A2", "Sub-A-Task-B1", "Sub-B-Task-A1", "Task-C"},
 			anyOrder:  true,
-			before: [][2]string{{"Sub-A-Task-A1", "Sub-A-Task-B1"}, {"Sub-A-Task-A2", "Sub-A-Task-B1"},
-				{"Sub-A-Task-B1", "Task-C"}, {"Sub-B-Task-A1", "Task-C"}},
+			before: [][2]string{
+				{"Sub-A-Task-A1", "Sub-A-Task-B1"},
+				{"Sub-A-Task-A2", "Sub-A-Task-B1"},
+				{"Sub-A-Task-B1", "Task-C"},
+				{"Sub-B-Task-A1", "Task-C"},
+			},
 		},
 	}
 }

@@ -186,8 +186,10 @@ func (d *driver) result(ctx context.Context, events []engine.Event) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{InstanceID: d.id, Status: string(snap.Status), Variables: snap.Variables,
-		Visited: []string{}, Activated: []string{}, Tasks: []TaskResult{}, Incidents: []IncidentResult{}}
+	r := &Result{
+		InstanceID: d.id, Status: string(snap.Status), Variables: snap.Variables,
+		Visited: []string{}, Activated: []string{}, Tasks: []TaskResult{}, Incidents: []IncidentResult{},
+	}
 	switch snap.Status {
 	case engine.StatusRunning, engine.StatusPaused:
 		r.Status = string(engine.StatusWaiting)
@@ -210,8 +212,10 @@ func (d *driver) result(ctx context.Context, events []engine.Event) (*Result, er
 		}
 	}
 	for _, t := range snap.Tasks {
-		r.Tasks = append(r.Tasks, TaskResult{ID: t.ID, ElementID: t.ElementID, Name: t.Name, Assignee: t.Assignee,
-			CandidateGroups: t.CandidateGroups, CandidateUsers: t.CandidateUsers})
+		r.Tasks = append(r.Tasks, TaskResult{
+			ID: t.ID, ElementID: t.ElementID, Name: t.Name, Assignee: t.Assignee,
+			CandidateGroups: t.CandidateGroups, CandidateUsers: t.CandidateUsers,
+		})
 	}
 	for _, inc := range snap.Incidents {
 		r.Incidents = append(r.Incidents, IncidentResult{ElementID: inc.ElementID, Message: inc.Message})

@@ -14,8 +14,13 @@ import (
 func TestFastPathMatchesGoja(t *testing.T) {
 	t.Parallel()
 	e := setup(t, Config{ConditionTimeout: time.Minute}) // not about timing
-	values := []any{nil, true, false, 0, 1, 150, -1, 100.5, math.NaN(), math.Inf(1), int64(1 << 60),
-		"", "150", "abc", "ß", map[string]any{"b": 1}, []any{1}, float32(2.5)}
+	values := []any{
+		nil, true, false, 0, 1, 150, -1, 100.5, math.NaN(), math.Inf(1), int64(1 << 60),
+		"", "150", "abc", "ß",
+		map[string]any{"b": 1},
+		[]any{1},
+		float32(2.5),
+	}
 	exprs := []string{
 		"a > 100", "a >= 1", "a < b", "a <= b", "a === b", "a !== b", "a == b", "a != b",
 		"a == null", "a === null", "a === undefined", "!a", "a && b", "a || b", "!(a > 1) || b === 'abc'",

@@ -155,7 +155,7 @@ func (r *runner) fail(p *Program, x any) error {
 		}
 		return fmt.Errorf("evaluating %s: %w: %s", what, ErrRuntime, msg)
 	default:
-		return fmt.Errorf("evaluating %s: %w: %v", what, ErrRuntime, err)
+		return fmt.Errorf("evaluating %s: %w: %w", what, ErrRuntime, err)
 	}
 }
 

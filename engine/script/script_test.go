@@ -15,8 +15,10 @@ func TestRunScript(t *testing.T) {
 		src  string
 		want any
 	}{
-		{"const total = order.total * 2;\n({total, tier: order.customer.tier})",
-			map[string]any{"total": int64(199), "tier": "gold"}},
+		{
+			"const total = order.total * 2;\n({total, tier: order.customer.tier})",
+			map[string]any{"total": int64(199), "tier": "gold"},
+		},
 		{"if (amount > 100) {\n  return {big: true};\n}\nreturn {big: false};", map[string]any{"big": true}},
 		{"let n = 0;\nfor (const i of items) n++;\nn", int64(3)},
 		{"var amount = 1; amount", int64(1)}, // own declarations shadow variables

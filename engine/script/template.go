@@ -3,6 +3,7 @@ package script
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -93,7 +94,8 @@ func parseTemplate(text string) (*template, error) {
 		}
 		p, err := CompileExpression(rest[i : i+end])
 		if err != nil {
-			if ce, ok := err.(*CompileError); ok {
+			var ce *CompileError
+			if errors.As(err, &ce) {
 				// Re-point the error at the template text.
 				line, col := ce.Line, ce.Column
 				ce = newCompileError(text, off+i, "%s", ce.Message)

@@ -121,14 +121,14 @@ func (c *importer) toJS(v any, depth int) (goja.Value, error) {
 		// Anything else (structs, typed maps and slices) goes through JSON.
 		b, err := json.Marshal(v)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %T is not a JSON value: %v", ErrResult, v, err)
+			return nil, fmt.Errorf("%w: %T is not a JSON value: %w", ErrResult, v, err)
 		}
 		if err := c.spend(len(b)); err != nil {
 			return nil, err
 		}
 		var plain any
 		if err := json.Unmarshal(b, &plain); err != nil {
-			return nil, fmt.Errorf("%w: %T is not a JSON value: %v", ErrResult, v, err)
+			return nil, fmt.Errorf("%w: %T is not a JSON value: %w", ErrResult, v, err)
 		}
 		return c.toJS(plain, depth)
 	}

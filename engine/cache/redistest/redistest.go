@@ -109,7 +109,7 @@ func (s *Server) start() error {
 		}
 		select {
 		case err := <-exited:
-			return fmt.Errorf("redis-server exited: %v: %s", err, out.String())
+			return fmt.Errorf("redis-server exited: %w: %s", err, out.String())
 		case <-time.After(20 * time.Millisecond): // polls the server; no event to wait on
 		}
 		if time.Now().After(deadline) {

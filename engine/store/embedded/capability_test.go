@@ -211,13 +211,13 @@ var capabilityCases = []capabilityCase{
 			return err
 		}
 		if _, err := c.InsertOne(ctx, bson.M{"_id": 11, "req": nil}); !mongo.IsDuplicateKeyError(err) {
-			return fmt.Errorf("second null: %v", err)
+			return fmt.Errorf("second null: %w", err)
 		}
 		if _, err := c.InsertOne(ctx, bson.M{"_id": 12, "req": int32(1)}); err != nil {
 			return err
 		}
 		if _, err := c.InsertOne(ctx, bson.M{"_id": 13, "req": 1.0}); !mongo.IsDuplicateKeyError(err) {
-			return fmt.Errorf("1.0 after int32 1: %v", err)
+			return fmt.Errorf("1.0 after int32 1: %w", err)
 		}
 		return nil
 	}},
@@ -229,7 +229,7 @@ var capabilityCases = []capabilityCase{
 			return err
 		}
 		if _, err := c.InsertOne(ctx, bson.M{"_id": 11, "arr": bson.A{8}}); !mongo.IsDuplicateKeyError(err) {
-			return fmt.Errorf("overlapping arrays are accepted silently (err %v)", err)
+			return fmt.Errorf("overlapping arrays are accepted silently (err %w)", err)
 		}
 		return nil
 	}},

@@ -14,33 +14,42 @@ import (
 )
 
 func Example() {
-	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "wfpp-example-")
+	state, err := storeAndRead(context.Background())
 	if err != nil {
 		log.Fatal(err)
+	}
+	fmt.Println(state)
+	// Output: running
+}
+
+// storeAndRead starts an embedded server in a temporary directory, stores a
+// document through the MongoDB driver and reads it back.
+func storeAndRead(ctx context.Context) (string, error) {
+	dir, err := os.MkdirTemp("", "wfpp-example-")
+	if err != nil {
+		return "", err
 	}
 	defer os.RemoveAll(dir)
 
 	server, err := embedded.Start(ctx, embedded.Config{DataDir: dir})
 	if err != nil {
-		log.Fatal(err)
+		return "", err
 	}
 	defer server.Close(ctx)
 
 	client, err := mongo.Connect(options.Client().ApplyURI(server.URI()))
 	if err != nil {
-		log.Fatal(err)
+		return "", err
 	}
 	defer client.Disconnect(ctx) // before server.Close, or Close waits 3 s for the connections
 
 	c := client.Database("wfpp").Collection("instances")
 	if _, err := c.InsertOne(ctx, bson.M{"_id": "i1", "state": "running"}); err != nil {
-		log.Fatal(err)
+		return "", err
 	}
 	var got struct{ State string }
 	if err := c.FindOne(ctx, bson.M{"_id": "i1"}).Decode(&got); err != nil {
-		log.Fatal(err)
+		return "", err
 	}
-	fmt.Println(got.State)
-	// Output: running
+	return got.State, nil
 }

@@ -120,8 +120,10 @@ func newFerretDB(cfg Config, dir string) (*ferretdb.FerretDB, error) {
 		Listener: ferretdb.ListenerConfig{TCP: ferretAddr},
 		Logger:   cfg.Logger.With(slog.String("component", "ferretdb")),
 		Handler:  "sqlite",
-		SQLiteURL: (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir) + "/",
-			RawQuery: url.Values{"_pragma": {"synchronous(" + string(cfg.Sync) + ")"}}.Encode()}).String(),
+		SQLiteURL: (&url.URL{
+			Scheme: "file", Path: filepath.ToSlash(dir) + "/",
+			RawQuery: url.Values{"_pragma": {"synchronous(" + string(cfg.Sync) + ")"}}.Encode(),
+		}).String(),
 	})
 }
 

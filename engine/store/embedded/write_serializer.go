@@ -85,7 +85,7 @@ func (p *writeSerializer) acceptLoop() {
 		}
 		p.wg.Go(func() {
 			defer p.untrack(client, server)
-			if err := p.relay(client, server); err != nil && !isClosed(err) {
+			if err := p.relay(client, server); !isClosed(err) { // relay ends only with an error
 				p.logger.Warn("embedded proxy connection failed", slog.Any("error", err))
 			}
 		})

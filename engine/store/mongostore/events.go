@@ -39,8 +39,10 @@ func batchID(instanceID string, last uint64) string {
 
 func newEventBatch(evs []engine.Event) eventBatch {
 	first, last := evs[0], evs[len(evs)-1]
-	return eventBatch{ID: batchID(first.InstanceID, last.Seq), InstanceID: first.InstanceID, DefinitionID: first.DefinitionID,
-		Seq: first.Seq, Events: compact(evs)}
+	return eventBatch{
+		ID: batchID(first.InstanceID, last.Seq), InstanceID: first.InstanceID, DefinitionID: first.DefinitionID,
+		Seq: first.Seq, Events: compact(evs),
+	}
 }
 
 // compact copies one instance's events without the ids they all share: as

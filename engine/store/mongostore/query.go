@@ -27,14 +27,6 @@ var (
 	taskSortByDue = bson.D{{Key: "due_sort", Value: 1}, {Key: "priority", Value: -1}, {Key: "_id", Value: 1}}
 )
 
-func (s *Store) upsertTask(ctx context.Context, t engine.Task) error {
-	doc := taskDoc{Task: t, DueSort: noDue}
-	if t.Due != nil {
-		doc.DueSort = t.Due.UTC()
-	}
-	return s.upsert(ctx, s.tasks, t.ID, doc)
-}
-
 func (s *Store) Tasks(ctx context.Context, f engine.TaskFilter) ([]engine.Task, string, error) {
 	and := bson.A{}
 	if f.InstanceID != "" {

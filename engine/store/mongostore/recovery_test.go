@@ -22,8 +22,10 @@ func TestRecoveryRedoesProjectionsAfterCrash(t *testing.T) {
 	db := embedded.NewTestDatabase(t)
 	s, err := mongostore.New(ctx, db, mongostore.Config{})
 	require.NoError(t, err)
-	open := engine.Task{ID: "t-1", InstanceID: "i-1", DefinitionKey: "order", ElementID: "review", Name: "Review",
-		Status: engine.TaskOpen, CandidateUsers: []string{}, CandidateGroups: []string{"clerks"}, Created: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	open := engine.Task{
+		ID: "t-1", InstanceID: "i-1", DefinitionKey: "order", ElementID: "review", Name: "Review",
+		Status: engine.TaskOpen, CandidateUsers: []string{}, CandidateGroups: []string{"clerks"}, Created: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+	}
 	first := snapshot("i-1", 2, event("i-1", 1), event("i-1", 2))
 	first.Tasks = []engine.Task{open}
 	require.NoError(t, s.Commit(ctx, &engine.Batch{Changes: []engine.Change{{Snapshot: first, Create: true, Tasks: []engine.Task{open}}}}))

@@ -298,9 +298,15 @@ var withoutPending = bson.D{{Key: "redo", Value: 0}}
 
 // headOnly is the projection of engine.Snapshot.Head: lists never read
 // variables.
-var headOnly = bson.D{{Key: "redo", Value: 0}, {Key: "variables", Value: 0}, {Key: "scopes", Value: 0},
-	{Key: "subscriptions", Value: 0}, {Key: "tokens.local", Value: 0}, {Key: "tasks.variables", Value: 0},
-	{Key: "tasks.inbox_variables", Value: 0}}
+var headOnly = bson.D{
+	{Key: "redo", Value: 0},
+	{Key: "variables", Value: 0},
+	{Key: "scopes", Value: 0},
+	{Key: "subscriptions", Value: 0},
+	{Key: "tokens.local", Value: 0},
+	{Key: "tasks.variables", Value: 0},
+	{Key: "tasks.inbox_variables", Value: 0},
+}
 
 func (s *Store) Instance(ctx context.Context, id string) (*engine.Snapshot, error) {
 	var snap engine.Snapshot

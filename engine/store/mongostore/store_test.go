@@ -32,8 +32,10 @@ func TestConformance(t *testing.T) {
 }
 
 func snapshot(id string, seq uint64, pending ...engine.Event) *engine.Snapshot {
-	return &engine.Snapshot{ID: id, DefinitionID: "order:1", DefinitionKey: "order", Version: 1, Status: engine.StatusWaiting,
-		Seq: seq, Variables: map[string]any{}, Started: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Pending: pending}
+	return &engine.Snapshot{
+		ID: id, DefinitionID: "order:1", DefinitionKey: "order", Version: 1, Status: engine.StatusWaiting,
+		Seq: seq, Variables: map[string]any{}, Started: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Pending: pending,
+	}
 }
 
 func event(id string, seq uint64) engine.Event {
@@ -99,7 +101,9 @@ func TestVariablesFromRawBSON(t *testing.T) {
 	require.NoError(t, err)
 	when := time.Date(2026, 2, 3, 4, 5, 6, 7e6, time.UTC)
 	_, err = db.Collection("instances").InsertOne(ctx, bson.D{
-		{Key: "_id", Value: "raw"}, {Key: "definition_key", Value: "order"}, {Key: "status", Value: "waiting"},
+		{Key: "_id", Value: "raw"},
+		{Key: "definition_key", Value: "order"},
+		{Key: "status", Value: "waiting"},
 		{Key: "seq", Value: int32(3)},
 		{Key: "variables", Value: bson.D{
 			{Key: "i32", Value: int32(7)},
@@ -181,8 +185,10 @@ func TestDefinitionHeads(t *testing.T) {
 	s, err := mongostore.New(ctx, db, mongostore.Config{})
 	require.NoError(t, err)
 	rec := func(version int, checksum string) engine.DefinitionRecord {
-		return engine.DefinitionRecord{ID: engine.DefinitionID("order", version), Key: "order", Version: version,
-			Checksum: checksum, Source: []byte("<bpmn/>"), Enabled: true}
+		return engine.DefinitionRecord{
+			ID: engine.DefinitionID("order", version), Key: "order", Version: version,
+			Checksum: checksum, Source: []byte("<bpmn/>"), Enabled: true,
+		}
 	}
 	_, err = db.Collection("definitions").InsertOne(ctx, rec(1, "a"))
 	require.NoError(t, err)

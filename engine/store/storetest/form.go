@@ -9,8 +9,10 @@ import (
 )
 
 func form(id, checksum, tag string) engine.FormRecord {
-	return engine.FormRecord{FormID: id, Name: id, Checksum: checksum, VersionTag: tag,
-		Schema: []byte(`{"id":"` + id + `","components":[]}`), Deployed: base, Deployer: "dora"}
+	return engine.FormRecord{
+		FormID: id, Name: id, Checksum: checksum, VersionTag: tag,
+		Schema: []byte(`{"id":"` + id + `","components":[]}`), Deployed: base, Deployer: "dora",
+	}
 }
 
 func testForms(t *testing.T, s engine.Store) {

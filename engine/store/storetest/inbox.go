@@ -14,9 +14,11 @@ import (
 func testOpenTasks(t *testing.T, s engine.Store) {
 	c := ctx(t)
 	mk := func(id string, st engine.TaskStatus) engine.Task {
-		return engine.Task{ID: id, InstanceID: "i-1", DefinitionKey: "order", ElementID: "review", Name: id,
+		return engine.Task{
+			ID: id, InstanceID: "i-1", DefinitionKey: "order", ElementID: "review", Name: id,
 			CandidateGroups: []string{"clerks"}, Status: st, Created: base, BusinessKey: "order-7",
-			FollowUp: ptr(at(time.Hour)), InboxVariables: map[string]any{"amount": 12.5}}
+			FollowUp: ptr(at(time.Hour)), InboxVariables: map[string]any{"amount": 12.5},
+		}
 	}
 	addTasks(t, s, mk("t-1", engine.TaskOpen), mk("t-2", engine.TaskCompleted), mk("t-3", engine.TaskOpen))
 	var got []engine.Task

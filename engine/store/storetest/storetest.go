@@ -277,11 +277,15 @@ func testCommit(t *testing.T, s engine.Store) {
 	next.Seq, next.Status = 3, engine.StatusWaiting
 	next.Variables = map[string]any{"amount": int64(20)}
 	next.Pending = []engine.Event{ev("i-1", 1, "a"), ev("i-1", 2, "b"), ev("i-1", 3, "c")}
-	task := engine.Task{ID: "t-1", InstanceID: "i-1", DefinitionKey: "order", ElementID: "review", TokenID: 1,
-		Name: "Review", CandidateGroups: []string{"clerks"}, Priority: 50, Status: engine.TaskOpen, Created: base}
+	task := engine.Task{
+		ID: "t-1", InstanceID: "i-1", DefinitionKey: "order", ElementID: "review", TokenID: 1,
+		Name: "Review", CandidateGroups: []string{"clerks"}, Priority: 50, Status: engine.TaskOpen, Created: base,
+	}
 	inc := engine.Incident{ID: "inc-1", InstanceID: "i-1", ElementID: "pay", TokenID: 2, Kind: "job", Message: "boom", Phase: "job", Created: base}
-	dl := engine.DeadLetter{ID: "dl-1", InstanceID: "i-1", ElementID: "pay", IncidentID: "inc-1", JobType: "pay", Attempts: 3,
-		LastError: "boom", Errors: []string{"a", "b", "boom"}, Created: base}
+	dl := engine.DeadLetter{
+		ID: "dl-1", InstanceID: "i-1", ElementID: "pay", IncidentID: "inc-1", JobType: "pay", Attempts: 3,
+		LastError: "boom", Errors: []string{"a", "b", "boom"}, Created: base,
+	}
 	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{
 		Snapshot: next, PrevSeq: 0, Tasks: []engine.Task{task}, Incidents: []engine.Incident{inc}, DeadLetters: []engine.DeadLetter{dl},
 	}}}))
@@ -438,8 +442,10 @@ func testTasksByDue(t *testing.T, s engine.Store) {
 	sn := snap("i-due", "order")
 	sn.Seq, sn.Status = 1, engine.StatusWaiting
 	task := func(id string, prio int, due *time.Time) engine.Task {
-		return engine.Task{ID: id, InstanceID: "i-due", DefinitionKey: "order", ElementID: "review", Name: id,
-			Priority: prio, Due: due, Status: engine.TaskOpen, CandidateUsers: []string{}, CandidateGroups: []string{}, Created: base}
+		return engine.Task{
+			ID: id, InstanceID: "i-due", DefinitionKey: "order", ElementID: "review", Name: id,
+			Priority: prio, Due: due, Status: engine.TaskOpen, CandidateUsers: []string{}, CandidateGroups: []string{}, Created: base,
+		}
 	}
 	tasks := []engine.Task{task("a", 90, nil), task("b", 10, ptr(at(time.Hour))), task("c", 50, ptr(at(2*time.Hour))), task("d", 50, ptr(at(time.Hour)))}
 	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: sn, Create: true, Tasks: tasks}}}))
@@ -470,14 +476,20 @@ func testTasksByDue(t *testing.T, s engine.Store) {
 // form) gives back the same values, tokens, tasks and counters.
 func testVariablesWaiting(t *testing.T, s engine.Store) {
 	c := ctx(t)
-	vars := map[string]any{"int": int64(42), "float": 1.5, "whole": 2.0, "null": nil,
-		"list": []any{int64(1), "two"}, "nested": map[string]any{"a": []any{true}}, "when": base}
+	vars := map[string]any{
+		"int": int64(42), "float": 1.5, "whole": 2.0, "null": nil,
+		"list": []any{int64(1), "two"}, "nested": map[string]any{"a": []any{true}}, "when": base,
+	}
 	sn := snap("w-1", "order")
 	sn.Seq, sn.Status, sn.NextID, sn.Variables = 3, engine.StatusWaiting, 7, vars
-	sn.Tokens = []engine.TokenState{{ID: 4, ElementID: "review", Status: engine.TokenTask, TaskID: "t-9",
-		Local: map[string]any{"item": int64(3)}}}
-	sn.Tasks = []engine.Task{{ID: "t-9", InstanceID: "w-1", Status: engine.TaskOpen, CandidateUsers: []string{},
-		CandidateGroups: []string{"clerks"}, Created: base}}
+	sn.Tokens = []engine.TokenState{{
+		ID: 4, ElementID: "review", Status: engine.TokenTask, TaskID: "t-9",
+		Local: map[string]any{"item": int64(3)},
+	}}
+	sn.Tasks = []engine.Task{{
+		ID: "t-9", InstanceID: "w-1", Status: engine.TaskOpen, CandidateUsers: []string{},
+		CandidateGroups: []string{"clerks"}, Created: base,
+	}}
 	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: sn, Create: true}}}))
 	got, err := s.Instance(c, "w-1")
 	require.NoError(t, err)
@@ -637,8 +649,10 @@ func testInstances(t *testing.T, s engine.Store) {
 
 func testUnfinished(t *testing.T, s engine.Store) {
 	c := ctx(t)
-	statuses := []engine.Status{engine.StatusRunning, engine.StatusWaiting, engine.StatusIncident, engine.StatusPaused,
-		engine.StatusCompleted, engine.StatusFailed, engine.StatusCancelled}
+	statuses := []engine.Status{
+		engine.StatusRunning, engine.StatusWaiting, engine.StatusIncident, engine.StatusPaused,
+		engine.StatusCompleted, engine.StatusFailed, engine.StatusCancelled,
+	}
 	for i, st := range statuses {
 		sn := snap(fmt.Sprintf("i-%d", i), "order")
 		sn.Status = st
@@ -651,8 +665,10 @@ func testUnfinished(t *testing.T, s engine.Store) {
 		require.Empty(t, sn.Pending)
 		return nil
 	}))
-	require.Equal(t, map[string]engine.Status{"i-0": engine.StatusRunning, "i-1": engine.StatusWaiting,
-		"i-2": engine.StatusIncident, "i-3": engine.StatusPaused}, seen)
+	require.Equal(t, map[string]engine.Status{
+		"i-0": engine.StatusRunning, "i-1": engine.StatusWaiting,
+		"i-2": engine.StatusIncident, "i-3": engine.StatusPaused,
+	}, seen)
 
 	stop := errors.New("stop")
 	calls := 0
@@ -714,8 +730,10 @@ func addTasks(t *testing.T, s engine.Store, tasks ...engine.Task) {
 func testTasks(t *testing.T, s engine.Store) {
 	c := ctx(t)
 	mk := func(id, inst, assignee string, users, groups []string, prio int, due *time.Time, st engine.TaskStatus) engine.Task {
-		return engine.Task{ID: id, InstanceID: inst, DefinitionKey: "order", ElementID: "review", Name: id,
-			Assignee: assignee, CandidateUsers: users, CandidateGroups: groups, Priority: prio, Due: due, Status: st, Created: base}
+		return engine.Task{
+			ID: id, InstanceID: inst, DefinitionKey: "order", ElementID: "review", Name: id,
+			Assignee: assignee, CandidateUsers: users, CandidateGroups: groups, Priority: prio, Due: due, Status: st, Created: base,
+		}
 	}
 	addTasks(t, s,
 		mk("t-a", "i-1", "bob", nil, []string{"clerks"}, 50, nil, engine.TaskOpen),
@@ -825,8 +843,10 @@ func testDeadLetters(t *testing.T, s engine.Store) {
 	_, err = s.CreateInstance(c, snap("i-2", "order"))
 	require.NoError(t, err)
 	mk := func(id, inst string, d time.Duration) engine.DeadLetter {
-		return engine.DeadLetter{ID: id, InstanceID: inst, ElementID: "pay", JobType: "pay", Attempts: 3, LastError: "x", Errors: []string{"x"},
-			Created: at(d), Status: engine.DeadLetterOpen}
+		return engine.DeadLetter{
+			ID: id, InstanceID: inst, ElementID: "pay", JobType: "pay", Attempts: 3, LastError: "x", Errors: []string{"x"},
+			Created: at(d), Status: engine.DeadLetterOpen,
+		}
 	}
 	n1, n2 := snap("i-1", "order"), snap("i-2", "order")
 	n1.Seq, n2.Seq = 1, 1
@@ -851,13 +871,15 @@ func testDeadLetters(t *testing.T, s engine.Store) {
 	// and settled in one commit ends settled.
 	n1 = snap("i-1", "order") // the store owns the committed one
 	n1.Seq = 2
-	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{Snapshot: n1, PrevSeq: 1,
+	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{
+		Snapshot: n1, PrevSeq: 1,
 		DeadLetters: []engine.DeadLetter{mk("dl-4", "i-1", 3*time.Hour)},
 		Settled: []engine.DeadLetterSettlement{
 			{ID: "dl-1", Status: engine.DeadLetterReplayed, Settled: at(4 * time.Hour)},
 			{ID: "dl-4", Status: engine.DeadLetterCancelled, Settled: at(4 * time.Hour)},
 			{ID: "gone", Status: engine.DeadLetterCancelled, Settled: at(4 * time.Hour)},
-		}}}}))
+		},
+	}}}))
 	d1, err := s.DeadLetter(c, "dl-1")
 	require.NoError(t, err)
 	require.Equal(t, engine.DeadLetterReplayed, d1.Status)
