@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -58,7 +59,7 @@ func (e *Engine) DeployForm(ctx context.Context, src []byte, deployer string) (r
 	sum := sha256.Sum256(src)
 	rec = FormRecord{
 		FormID: head.ID, VersionTag: head.VersionTag, Name: head.ID, Checksum: hex.EncodeToString(sum[:]),
-		Schema: src, Deployed: e.clock.Now(), Deployer: deployer,
+		Schema: bytes.Clone(src), Deployed: e.clock.Now(), Deployer: deployer, // the caller's buffer may be reused
 	}
 	saved, created, err := e.store.SaveForm(ctx, rec)
 	if err != nil {

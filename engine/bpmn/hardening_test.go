@@ -164,3 +164,18 @@ func TestSyntaxErrorUnwraps(t *testing.T) {
 	require.True(t, errors.Is(err, bpmn.ErrDOCTYPE))
 	require.Equal(t, "bpmn: line 1, column 2: "+bpmn.ErrDOCTYPE.Error(), err.Error())
 }
+
+// TestPrescanFollowsMarkup: the early check of attribute lengths reads only
+// values inside tags: quotes in text, comments and CDATA are not values.
+func TestPrescanFollowsMarkup(t *testing.T) {
+	t.Parallel()
+	doc := `<definitions xmlns="` + bpmnNS + `"><!-- a "comment" that is long enough --><process id="p" name='short'>` +
+		`<documentation>it's text, and "quotes" in text are not attributes; nor 'these'</documentation>` +
+		`<scriptTask id="s"><script><![CDATA[var a = "a long string in a script"; var b = 'x']]></script></scriptTask>` +
+		`</process></definitions>`
+	_, err := bpmn.Parse([]byte(doc), bpmn.Options{MaxValue: 80})
+	require.NotErrorIs(t, err, bpmn.ErrTooLarge, "a quote in text, a comment or CDATA was read as an attribute")
+	_, err = bpmn.Parse([]byte(`<definitions xmlns="`+bpmnNS+`">`+"\n"+`  <bpmn:process xmlns:bpmn="`+bpmnNS+`" id="p2" name="`+strings.Repeat("n", 81)+`"/></definitions>`), bpmn.Options{MaxValue: 80})
+	require.ErrorIs(t, err, bpmn.ErrTooLarge)
+	require.Contains(t, err.Error(), `line 2, column 3: document too large: attribute "name" of <process id="p2"> has 81 bytes, the limit is 80`)
+}

@@ -95,6 +95,9 @@ func Parse(data []byte, opts Options) (*model.Definition, error) {
 	if int64(len(data)) > opts.MaxBytes {
 		return nil, fmt.Errorf("bpmn: %w: %d bytes, the limit is %d", ErrTooLarge, len(data), opts.MaxBytes)
 	}
+	if err := prescanAttributes(data, opts.MaxValue); err != nil {
+		return nil, err
+	}
 	return parse(bytes.NewReader(data), opts)
 }
 

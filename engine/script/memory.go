@@ -40,9 +40,13 @@ func heapBytes() (live, now uint64) {
 }
 
 // overBudget says whether the live heap has grown by more than limit over
-// base, forcing a GC first when the heap (garbage included) has.
+// base: at once when the last GC (a growing heap triggers them) saw it so,
+// else after forcing a GC when the heap, garbage included, has grown so.
 func overBudget(base, limit uint64) bool {
-	_, now := heapBytes()
+	live, now := heapBytes()
+	if live > base+limit {
+		return true
+	}
 	if now <= base+limit {
 		return false
 	}
@@ -50,6 +54,6 @@ func overBudget(base, limit uint64) bool {
 	if t := time.Now().UnixNano(); t-last >= int64(gcEvery) && lastForce.CompareAndSwap(last, t) {
 		runtime.GC()
 	}
-	live, _ := heapBytes()
+	live, _ = heapBytes()
 	return live > base+limit
 }
