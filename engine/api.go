@@ -48,5 +48,22 @@ func (e *Engine) Instance(ctx context.Context, id string) (*Snapshot, error) {
 	return e.store.Instance(ctx, id)
 }
 
-// Store returns the engine's store, for queries.
-func (e *Engine) Store() Store { return e.store }
+// Queries returns the read side of the engine's store. Changes go through
+// the engine's methods.
+func (e *Engine) Queries() Queries { return e.store }
+
+// SetDefinitionEnabled enables or disables starting instances of a
+// definition version (its id, key:version).
+func (e *Engine) SetDefinitionEnabled(ctx context.Context, id string, enabled bool) error {
+	return e.store.SetDefinitionEnabled(ctx, id, enabled)
+}
+
+// SaveFilter keeps a user's named inbox filter, replacing one of that name.
+func (e *Engine) SaveFilter(ctx context.Context, f SavedFilter) error {
+	return e.store.SaveFilter(ctx, f)
+}
+
+// DeleteFilter removes a user's filter; ErrNotFound when there is none.
+func (e *Engine) DeleteFilter(ctx context.Context, user, name string) error {
+	return e.store.DeleteFilter(ctx, user, name)
+}

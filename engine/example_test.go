@@ -47,7 +47,7 @@ func Example() {
 	}
 	fmt.Println("instance", inst.Status)
 
-	tasks, _, err := e.Store().Tasks(ctx, engine.TaskFilter{InstanceID: inst.ID, Status: engine.TaskOpen})
+	tasks, _, err := e.Queries().Tasks(ctx, engine.TaskFilter{InstanceID: inst.ID, Status: engine.TaskOpen})
 	if err != nil {
 		panic(err)
 	}

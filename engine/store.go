@@ -26,28 +26,18 @@ var (
 // projections. Recover re-appends pending events a crash left out of the log,
 // so the log never has a gap.
 type Store interface {
+	Queries
+
 	// SaveDefinition stores a new version of a definition unless the latest
 	// version of the key has the same checksum, in which case it returns that
 	// one with created false.
 	SaveDefinition(ctx context.Context, rec DefinitionRecord) (saved DefinitionRecord, created bool, err error)
-	// Definition returns a version of a key; version 0 means the latest.
-	Definition(ctx context.Context, key string, version int) (DefinitionRecord, error)
-	// DefinitionByID returns a version by its id.
-	DefinitionByID(ctx context.Context, id string) (DefinitionRecord, error)
-	// Definitions lists every version of every key, newest first per key.
-	Definitions(ctx context.Context) ([]DefinitionRecord, error)
 	// SetDefinitionEnabled enables or disables starting instances of a version.
 	SetDefinitionEnabled(ctx context.Context, id string, enabled bool) error
-
 	// SaveForm stores a new version of a form unless the latest version of
 	// its id has the same checksum, in which case it returns that one with
 	// created false.
 	SaveForm(ctx context.Context, rec FormRecord) (saved FormRecord, created bool, err error)
-	// FormVersions lists every version of a form, newest first; none is ErrNotFound.
-	FormVersions(ctx context.Context, formID string) ([]FormRecord, error)
-	// Forms lists the latest version of every form, by id.
-	Forms(ctx context.Context) ([]FormRecord, error)
-
 	// CreateInstance stores a new instance before it runs, for idempotent
 	// starts: when one with the same definition key and request id exists, it
 	// returns that one and ErrDuplicate. A start without a request id skips it:
@@ -58,18 +48,40 @@ type Store interface {
 	// store owns the batch's snapshots afterwards, but not the Pending slices
 	// (the engine reuses them): copy the events it keeps.
 	Commit(ctx context.Context, b *Batch) error
+	// Unfinished calls fn for every instance that is not completed, failed or
+	// cancelled, after making sure the log holds its pending events.
+	Unfinished(ctx context.Context, fn func(*Snapshot) error) error
+	// SaveFilter stores a user's named inbox filter, replacing the one of
+	// the same name.
+	SaveFilter(ctx context.Context, f SavedFilter) error
+	// DeleteFilter removes a user's filter; ErrNotFound when there is none.
+	DeleteFilter(ctx context.Context, user, name string) error
+	// DeleteDeadLetter removes one dead letter.
+	DeleteDeadLetter(ctx context.Context, id string) error
+}
+
+// Queries is the read side of the store: what the server, package tasks
+// and the live hub read (through Engine.Queries). Every change goes through
+// the engine.
+type Queries interface {
+	// Definition returns a version of a key; version 0 means the latest.
+	Definition(ctx context.Context, key string, version int) (DefinitionRecord, error)
+	// DefinitionByID returns a version by its id.
+	DefinitionByID(ctx context.Context, id string) (DefinitionRecord, error)
+	// Definitions lists every version of every key, newest first per key.
+	Definitions(ctx context.Context) ([]DefinitionRecord, error)
+	// FormVersions lists every version of a form, newest first; none is ErrNotFound.
+	FormVersions(ctx context.Context, formID string) ([]FormRecord, error)
+	// Forms lists the latest version of every form, by id.
+	Forms(ctx context.Context) ([]FormRecord, error)
 	// Instance returns the latest committed snapshot of an instance.
 	Instance(ctx context.Context, id string) (*Snapshot, error)
 	// Instances lists the heads of the instances matching f (see
 	// Snapshot.Head: no variables), newest first, one page at a time, so a
 	// list costs the same whatever the instances' variables weigh.
 	Instances(ctx context.Context, f InstanceFilter) (page []*Snapshot, next string, err error)
-	// Unfinished calls fn for every instance that is not completed, failed or
-	// cancelled, after making sure the log holds its pending events.
-	Unfinished(ctx context.Context, fn func(*Snapshot) error) error
 	// Events returns the events of an instance with Seq > after, in order.
 	Events(ctx context.Context, instanceID string, after uint64, limit int) ([]Event, error)
-
 	// Tasks lists inbox tasks matching f, by priority then due date (or by
 	// due date then priority with f.ByDue).
 	Tasks(ctx context.Context, f TaskFilter) (page []Task, next string, err error)
@@ -78,14 +90,8 @@ type Store interface {
 	// OpenTasks calls fn for every open task, in no particular order, with
 	// one pass over the store (the inbox projection loads itself with it).
 	OpenTasks(ctx context.Context, fn func(Task) error) error
-
-	// SaveFilter stores a user's named inbox filter, replacing the one of
-	// the same name.
-	SaveFilter(ctx context.Context, f SavedFilter) error
 	// Filters lists a user's saved filters by name.
 	Filters(ctx context.Context, user string) ([]SavedFilter, error)
-	// DeleteFilter removes a user's filter; ErrNotFound when there is none.
-	DeleteFilter(ctx context.Context, user, name string) error
 	// Incidents lists incidents matching f.
 	Incidents(ctx context.Context, f IncidentFilter) ([]Incident, error)
 	// DeadLetters lists dead letters, newest first.
@@ -94,9 +100,6 @@ type Store interface {
 	DeadLetter(ctx context.Context, id string) (DeadLetter, error)
 	// Incident returns one incident, open or closed, by id.
 	Incident(ctx context.Context, id string) (Incident, error)
-	// DeleteDeadLetter removes one dead letter.
-	DeleteDeadLetter(ctx context.Context, id string) error
-
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error
 }

@@ -46,7 +46,7 @@ func (s *Server) mayRead(ctx context.Context, u *User, snap *engine.Snapshot) (b
 		return ok, err
 	}
 	// Tasks done or cancelled are no longer in the snapshot.
-	done, _, err := s.eng.Store().Tasks(ctx, engine.TaskFilter{InstanceID: snap.ID})
+	done, _, err := s.eng.Queries().Tasks(ctx, engine.TaskFilter{InstanceID: snap.ID})
 	if err != nil {
 		return false, err
 	}

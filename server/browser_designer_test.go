@@ -298,7 +298,7 @@ func designFormDeployAndWork(t *testing.T, srv *liveServer, b *browser, ids map[
 	require.NoError(t, err)
 	require.Equal(t, "receipt checked", snap.Variables["comment"])
 	require.Equal(t, true, snap.Variables["approved"])
-	events, err := srv.eng.Store().Events(context.Background(), inst.ID, 0, 1000)
+	events, err := srv.eng.Queries().Events(context.Background(), inst.ID, 0, 1000)
 	require.NoError(t, err)
 	var ended []string
 	for _, e := range events {

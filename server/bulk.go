@@ -54,7 +54,7 @@ func (s *Server) retryIncidents(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	open, err := s.eng.Store().Incidents(ctx, engine.IncidentFilter{InstanceID: b.Instance, Open: true})
+	open, err := s.eng.Queries().Incidents(ctx, engine.IncidentFilter{InstanceID: b.Instance, Open: true})
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (s *Server) replayDeadLetters(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	open, err := s.eng.Store().DeadLetters(ctx, engine.DeadLetterFilter{InstanceID: b.Instance, Status: engine.DeadLetterOpen})
+	open, err := s.eng.Queries().DeadLetters(ctx, engine.DeadLetterFilter{InstanceID: b.Instance, Status: engine.DeadLetterOpen})
 	if err != nil {
 		return err
 	}

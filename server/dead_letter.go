@@ -32,7 +32,7 @@ func (s *Server) listDeadLetters(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	all, err := s.eng.Store().DeadLetters(ctx, f)
+	all, err := s.eng.Queries().DeadLetters(ctx, f)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func (s *Server) listDefinitions(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	recs, err := s.eng.Store().Definitions(ctx)
+	recs, err := s.eng.Queries().Definitions(ctx)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (s *Server) definitionSource(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	rec, err := s.eng.Store().Definition(ctx, c.Params("key"), v)
+	rec, err := s.eng.Queries().Definition(ctx, c.Params("key"), v)
 	if err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ func (s *Server) listVersions(c *fiber.Ctx) error {
 	key := c.Params("key")
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	latest, err := s.eng.Store().Definition(ctx, key, 0)
+	latest, err := s.eng.Queries().Definition(ctx, key, 0)
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func (s *Server) listVersions(c *fiber.Ctx) error {
 	}
 	var items []engine.DefinitionRecord
 	for v := top; v >= 1 && len(items) < limit; v-- {
-		rec, err := s.eng.Store().Definition(ctx, key, v)
+		rec, err := s.eng.Queries().Definition(ctx, key, v)
 		if err != nil {
 			return err
 		}
@@ -236,11 +236,11 @@ func (s *Server) setEnabled(enabled bool) fiber.Handler {
 		}
 		ctx, cancel := s.ctx(c)
 		defer cancel()
-		rec, err := s.eng.Store().Definition(ctx, c.Params("key"), v)
+		rec, err := s.eng.Queries().Definition(ctx, c.Params("key"), v)
 		if err != nil {
 			return err
 		}
-		if err := s.eng.Store().SetDefinitionEnabled(ctx, rec.ID, enabled); err != nil {
+		if err := s.eng.SetDefinitionEnabled(ctx, rec.ID, enabled); err != nil {
 			return err
 		}
 		rec.Enabled = enabled

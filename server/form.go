@@ -122,7 +122,7 @@ func (s *Server) deployMany(c *fiber.Ctx) error {
 func (s *Server) listForms(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	items, err := s.eng.Store().Forms(ctx)
+	items, err := s.eng.Queries().Forms(ctx)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func (s *Server) listForms(c *fiber.Ctx) error {
 func (s *Server) getForm(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	versions, err := s.eng.Store().FormVersions(ctx, c.Params("id"))
+	versions, err := s.eng.Queries().FormVersions(ctx, c.Params("id"))
 	if err != nil {
 		return err
 	}

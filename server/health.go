@@ -35,7 +35,7 @@ func (s *Server) live(c *fiber.Ctx) error {
 func (s *Server) ready(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(c.UserContext(), readyTimeout)
 	defer cancel()
-	if err := s.eng.Store().Ping(ctx); err != nil {
+	if err := s.eng.Queries().Ping(ctx); err != nil {
 		return &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "store does not answer: " + err.Error()}
 	}
 	reasons := []healthReason{}

@@ -31,7 +31,7 @@ const (
 // the store.
 type Hub struct {
 	src    EventSource
-	store  engine.Store
+	store  engine.Queries
 	log    *slog.Logger
 	cfg    LiveConfig
 	access Access // who may subscribe to what
@@ -95,7 +95,7 @@ type Access struct {
 	Definition func(ctx context.Context, u *User, key string) error
 }
 
-func newHub(src EventSource, store engine.Store, log *slog.Logger, cfg LiveConfig, access Access) *Hub {
+func newHub(src EventSource, store engine.Queries, log *slog.Logger, cfg LiveConfig, access Access) *Hub {
 	return &Hub{
 		src: src, store: store, log: log, cfg: cfg, access: access,
 		wake: make(chan struct{}, 1), taskWake: make(chan struct{}, 1),

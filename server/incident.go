@@ -29,7 +29,7 @@ func (s *Server) listIncidents(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	all, err := s.eng.Store().Incidents(ctx, f)
+	all, err := s.eng.Queries().Incidents(ctx, f)
 	if err != nil {
 		return err
 	}

@@ -96,7 +96,7 @@ func (s *Server) getInstance(c *fiber.Ctx) error {
 		switch strings.TrimSpace(inc) {
 		case "":
 		case "history":
-			if v.History, err = s.eng.Store().Events(ctx, snap.ID, 0, 0); err != nil {
+			if v.History, err = s.eng.Queries().Events(ctx, snap.ID, 0, 0); err != nil {
 				return err
 			}
 			if v.History == nil {

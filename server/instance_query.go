@@ -59,7 +59,7 @@ func (s *Server) listInstances(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	snaps, next, err := s.eng.Store().Instances(ctx, f)
+	snaps, next, err := s.eng.Queries().Instances(ctx, f)
 	if err != nil {
 		return err
 	}

@@ -133,7 +133,7 @@ func (s *scrapeCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
-	open, err := s.eng.Store().Incidents(ctx, engine.IncidentFilter{Open: true})
+	open, err := s.eng.Queries().Incidents(ctx, engine.IncidentFilter{Open: true})
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(incidentsDesc, err)
 		return

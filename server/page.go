@@ -127,7 +127,7 @@ func pageOffset(c *fiber.Ctx, n, size int) (lo, hi int, next string) {
 func (s *Server) definitionKeys(c *fiber.Ctx) ([]string, error) {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	defs, err := s.eng.Store().Definitions(ctx)
+	defs, err := s.eng.Queries().Definitions(ctx)
 	if err != nil {
 		return nil, err
 	}

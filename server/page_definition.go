@@ -24,7 +24,7 @@ func (n pageCounts) cells() (string, string) {
 // pageCountInstances counts instances per definition id (key:version), of one
 // key or of every key when key is "".
 func (s *Server) pageCountInstances(ctx context.Context, key string) (map[string]pageCounts, error) {
-	all, _, err := s.eng.Store().Instances(ctx, engine.InstanceFilter{DefinitionKey: key})
+	all, _, err := s.eng.Queries().Instances(ctx, engine.InstanceFilter{DefinitionKey: key})
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func (s *Server) pageCountInstances(ctx context.Context, key string) (map[string
 func (s *Server) definitionsPage(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	defs, err := s.eng.Store().Definitions(ctx)
+	defs, err := s.eng.Queries().Definitions(ctx)
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func (s *Server) definitionsPage(c *fiber.Ctx) error {
 	}
 	slices.SortFunc(rows, func(a, b web.DefinitionRow) int { return strings.Compare(a.Key, b.Key) })
 	lo, hi, next := pageOffset(c, len(rows), PageSizeDefault)
-	stored, err := s.eng.Store().Forms(ctx)
+	stored, err := s.eng.Queries().Forms(ctx)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (s *Server) definitionPage(c *fiber.Ctx) error {
 	key := c.Params("key")
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	defs, err := s.eng.Store().Definitions(ctx)
+	defs, err := s.eng.Queries().Definitions(ctx)
 	if err != nil {
 		return err
 	}
@@ -144,7 +144,7 @@ func (s *Server) pageDefinitionSource(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	rec, err := s.eng.Store().Definition(ctx, c.Params("key"), version)
+	rec, err := s.eng.Queries().Definition(ctx, c.Params("key"), version)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (s *Server) pageSetEnabled(enabled bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ctx, cancel := s.ctx(c)
 		defer cancel()
-		if err := s.eng.Store().SetDefinitionEnabled(ctx, c.Params("id"), enabled); err != nil {
+		if err := s.eng.SetDefinitionEnabled(ctx, c.Params("id"), enabled); err != nil {
 			return err
 		}
 		return c.JSON(fiber.Map{"id": c.Params("id"), "enabled": enabled})

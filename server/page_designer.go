@@ -22,7 +22,7 @@ func (s *Server) designerPage(c *fiber.Ctx) error {
 	if key != "" {
 		ctx, cancel := s.ctx(c)
 		defer cancel()
-		if _, err := s.eng.Store().Definition(ctx, key, 0); err != nil {
+		if _, err := s.eng.Queries().Definition(ctx, key, 0); err != nil {
 			return err
 		}
 	}
@@ -99,7 +99,7 @@ func (s *Server) pageHeatmap(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	st := s.eng.Store()
+	st := s.eng.Queries()
 	rec, err := st.Definition(ctx, c.Params("key"), version)
 	if err != nil {
 		return err

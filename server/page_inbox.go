@@ -202,7 +202,7 @@ func (s *Server) savedFilterLinks(c *fiber.Ctx) ([]web.SavedFilter, error) {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	fs, err := s.eng.Store().Filters(ctx, a.Name)
+	fs, err := s.eng.Queries().Filters(ctx, a.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,7 @@ func (s *Server) savedFilterLinks(c *fiber.Ctx) ([]web.SavedFilter, error) {
 func (s *Server) listFilters(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	fs, err := s.eng.Store().Filters(ctx, actorOf(c).Name)
+	fs, err := s.eng.Queries().Filters(ctx, actorOf(c).Name)
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func (s *Server) saveFilter(c *fiber.Ctx) error {
 	f := engine.SavedFilter{User: a.Name, Name: b.Name, Query: vals.Encode(), Created: time.Now().UTC()}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	if err := s.eng.Store().SaveFilter(ctx, f); err != nil {
+	if err := s.eng.SaveFilter(ctx, f); err != nil {
 		return err
 	}
 	return c.Status(http.StatusCreated).JSON(f)
@@ -267,7 +267,7 @@ func (s *Server) saveFilter(c *fiber.Ctx) error {
 func (s *Server) deleteFilter(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	if err := s.eng.Store().DeleteFilter(ctx, actorOf(c).Name, c.Params("name")); err != nil {
+	if err := s.eng.DeleteFilter(ctx, actorOf(c).Name, c.Params("name")); err != nil {
 		return err
 	}
 	return c.SendStatus(http.StatusNoContent)

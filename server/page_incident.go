@@ -21,7 +21,7 @@ func (s *Server) incidentsPage(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	st := s.eng.Store()
+	st := s.eng.Queries()
 	incs, err := st.Incidents(ctx, engine.IncidentFilter{Open: true})
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ func (s *Server) pageInstancesData(c *fiber.Ctx) (web.InstancesData, error) {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	page, next, err := s.eng.Store().Instances(ctx, f)
+	page, next, err := s.eng.Queries().Instances(ctx, f)
 	if err != nil {
 		return d, err
 	}

@@ -27,7 +27,7 @@ func (s *Server) setup() {
 func (s *Server) loadInbox() error {
 	ctx, cancel := context.WithTimeout(context.Background(), max(s.cfg.RequestTimeout, time.Minute))
 	defer cancel()
-	return s.inbox.Load(ctx, s.eng.Store())
+	return s.inbox.Load(ctx, s.eng.Queries())
 }
 
 // Close stops the server's background work and its engine subscriptions.

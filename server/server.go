@@ -108,7 +108,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, eng: cfg.Engine, log: cfg.Logger}
 	var err error
-	if s.tasks, err = tasks.New(tasks.Config{Engine: cfg.Engine, Store: cfg.Engine.Store(), Forms: cfg.Engine}); err != nil {
+	if s.tasks, err = tasks.New(tasks.Config{Engine: cfg.Engine, Store: cfg.Engine.Queries(), Forms: cfg.Engine}); err != nil {
 		return nil, err
 	}
 	s.app = fiber.New(fiber.Config{

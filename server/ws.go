@@ -71,7 +71,7 @@ func (s *Server) liveRoutes() {
 	if src == nil {
 		src = EngineSource{Engine: s.eng}
 	}
-	h := newHub(src, s.eng.Store(), s.log, s.cfg.Live, Access{
+	h := newHub(src, s.eng.Queries(), s.log, s.cfg.Live, Access{
 		Instance: func(ctx context.Context, u *User, id string) error {
 			_, err := s.readInstance(ctx, u, id)
 			return err

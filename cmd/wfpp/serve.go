@@ -164,7 +164,7 @@ func deploySample(ctx context.Context, eng *engine.Engine, log *slog.Logger) err
 	if err != nil {
 		return fmt.Errorf("parsing the sample process: %w", err)
 	}
-	_, err = eng.Store().Definition(ctx, def.Key, 0)
+	_, err = eng.Queries().Definition(ctx, def.Key, 0)
 	switch {
 	case err == nil:
 		return nil

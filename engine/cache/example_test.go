@@ -34,7 +34,7 @@ func Example() {
 	defer src.Subscribe(func(evs []engine.Event) { fmt.Println(len(evs), "events") })()
 
 	// Reads for people may be a little stale; the engine's never are.
-	_, _ = eng.Store().Instance(cache.AllowStale(ctx), "some-instance-id")
+	_, _ = eng.Queries().Instance(cache.AllowStale(ctx), "some-instance-id")
 	ok, detail := c.Health() // false, "degraded: ..." while Redis is down
 	fmt.Println(ok, detail)
 }

@@ -153,7 +153,7 @@ func (d *driver) completeTasks(ctx context.Context) (bool, error) {
 	if !d.o.CompleteTasks {
 		return false, nil
 	}
-	tasks, _, err := d.e.Store().Tasks(ctx, engine.TaskFilter{InstanceID: d.id, Status: engine.TaskOpen})
+	tasks, _, err := d.e.Queries().Tasks(ctx, engine.TaskFilter{InstanceID: d.id, Status: engine.TaskOpen})
 	if err != nil {
 		return false, err
 	}
