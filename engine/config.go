@@ -57,6 +57,9 @@ type Config struct {
 	// VariableTooLargeError and changes nothing.
 	MaxVariableBytes         int
 	MaxInstanceVariableBytes int
+	// MessageBuffer is how many messages published with a TTL may wait for
+	// a subscriber (Publish); default MessageBufferDefault.
+	MessageBuffer int
 	// BPMN limits what a BPMN document may hold (size, nesting, elements,
 	// attributes, value length); zero fields are bpmn's defaults.
 	BPMN bpmn.Options
@@ -80,6 +83,7 @@ func (c Config) WithDefaults() Config {
 	c.JobTimeout = cmp.Or(c.JobTimeout, JobTimeoutDefault)
 	c.MaxSteps = cmp.Or(c.MaxSteps, MaxStepsDefault)
 	c.MaxBatch = cmp.Or(c.MaxBatch, MaxBatchDefault)
+	c.MessageBuffer = cmp.Or(c.MessageBuffer, MessageBufferDefault)
 	c.MaxVariableBytes = cmp.Or(c.MaxVariableBytes, MaxVariableBytesDefault)
 	c.MaxInstanceVariableBytes = cmp.Or(c.MaxInstanceVariableBytes, MaxInstanceVariableBytesDefault)
 	if c.Random == nil {
@@ -96,7 +100,7 @@ func (c Config) validate() error {
 	for name, v := range map[string]int{
 		"Partitions": c.Partitions, "InboxSize": c.InboxSize, "NodeQueue": c.NodeQueue,
 		"NodeWorkers": c.NodeWorkers, "MaxSteps": c.MaxSteps, "MaxBatch": c.MaxBatch,
-		"MaxVariableBytes": c.MaxVariableBytes, "MaxInstanceVariableBytes": c.MaxInstanceVariableBytes,
+		"MessageBuffer": c.MessageBuffer, "MaxVariableBytes": c.MaxVariableBytes, "MaxInstanceVariableBytes": c.MaxInstanceVariableBytes,
 	} {
 		if v < 1 {
 			errs = append(errs, fmt.Errorf("engine config: %s must be at least 1, got %d", name, v))

@@ -36,6 +36,7 @@ type Engine struct {
 	handlers    *handlerRegistry
 	workers     *workerPools
 	messages    *messageIndex
+	buffer      *messageBuffer // messages published with a TTL that wait for a subscriber
 	external    *externalJobs
 	startTimers startTimers
 
@@ -73,6 +74,8 @@ func New(cfg Config) (*Engine, error) {
 		messages: newMessageIndex(),
 		external: newExternalJobs(),
 	}
+	e.buffer = newMessageBuffer(e, cfg.MessageBuffer)
+	e.subscribers = append(e.subscribers, &subscriber{e.buffer})
 	e.startTimers.byKey = map[string][]Timer{}
 	e.defs = newDeployments(e)
 	e.workers = newWorkerPools(e)
@@ -118,6 +121,7 @@ func (e *Engine) Close() {
 	}
 	e.running.Store(false)
 	e.cancel()
+	e.buffer.close()
 	e.workers.close()
 	e.wg.Wait()
 }

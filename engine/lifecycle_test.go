@@ -23,8 +23,10 @@ func TestStartStopJoinsGoroutines(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 20 {
-		eng, err := engine.New(engine.Config{Store: memstore.New(), Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2,
-			Unhandled: engine.JobsNoop})
+		eng, err := engine.New(engine.Config{
+			Store: memstore.New(), Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2,
+			Unhandled: engine.JobsNoop,
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

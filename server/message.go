@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
@@ -40,18 +39,14 @@ func (s *Server) correlate(c *fiber.Ctx) error {
 	m := engine.Message{Name: b.Name, CorrelationKey: b.CorrelationKey, Variables: b.Variables, InstanceID: b.InstanceID}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	n, err := s.eng.Correlate(ctx, m)
-	if errors.Is(err, engine.ErrNotFound) && b.TTLMs > 0 {
-		exp, err := s.messages.add(m, time.Duration(b.TTLMs)*time.Millisecond)
-		if err != nil {
-			return err
-		}
-		return c.Status(http.StatusAccepted).JSON(fiber.Map{"buffered": true, "expiresAt": exp.UTC()})
-	}
+	pub, err := s.eng.Publish(ctx, m, time.Duration(b.TTLMs)*time.Millisecond)
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"correlated": n})
+	if pub.Buffered {
+		return c.Status(http.StatusAccepted).JSON(fiber.Map{"buffered": true, "expiresAt": pub.Expires.UTC()})
+	}
+	return c.JSON(fiber.Map{"correlated": pub.Correlated})
 }
 
 // signal is POST /api/v1/signals: broadcast to every instance waiting for the

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/workflowpp/wfpp/engine"
 )
 
 func TestMessageBuffered(t *testing.T) {
@@ -35,7 +37,7 @@ func TestMessageBuffered(t *testing.T) {
 
 func TestMessageErrors(t *testing.T) {
 	t.Parallel()
-	f := setup(t, func(c *serverConfig) { c.MessageBuffer = 1 })
+	f := setupEngine(t, func(c *engine.Config) { c.MessageBuffer = 1 })
 	f.deploy("testdata/message_correlation.bpmn")
 	resp := f.json(http.MethodPost, "/api/v1/messages", map[string]any{"name": "a", "correlationKey": "k", "ttlMs": 60_000}, nil)
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)

@@ -14,12 +14,11 @@ import (
 )
 
 // setup makes what the REST v1 routes need beyond the engine: metrics and
-// the message buffer, both fed by engine events.
+// the inbox projection, both fed by engine events.
 func (s *Server) setup() {
 	s.metrics = newMetrics(s.eng)
-	s.messages = newMessageBuffer(s.eng, s.log, s.cfg.MessageBuffer, s.cfg.RequestTimeout)
 	s.inbox = tasks.NewInbox()
-	s.unsubscribe = append(s.unsubscribe, s.eng.Subscribe(s.metrics), s.eng.Subscribe(s.messages), s.eng.Subscribe(s.inbox))
+	s.unsubscribe = append(s.unsubscribe, s.eng.Subscribe(s.metrics), s.eng.Subscribe(s.inbox))
 }
 
 // loadInbox fills the inbox projection from the store; it is subscribed
@@ -38,7 +37,6 @@ func (s *Server) Close() {
 		u()
 	}
 	s.unsubscribe = nil
-	s.messages.close()
 }
 
 // middleware runs before every route: correlation id, request log and
@@ -120,7 +118,4 @@ func (s *Server) routesV1(api fiber.Router) {
 	api.Delete("/dead-letters/:id", operator, s.deleteDeadLetter)
 }
 
-var (
-	_ engine.Exporter = (*metrics)(nil)
-	_ engine.Exporter = (*messageBuffer)(nil)
-)
+var _ engine.Exporter = (*metrics)(nil)

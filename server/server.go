@@ -33,7 +33,6 @@ type Config struct {
 	ShutdownTimeout time.Duration // how long Listen waits for requests in flight
 	RateLimit       int           // starts and task completions per client IP per RateWindow; negative: no limit
 	RateWindow      time.Duration
-	MessageBuffer   int            // messages with a TTL that may wait for a subscriber
 	Identity        IdentityConfig // users and secrets; zero: the local profile
 	Live            LiveConfig     // the WebSocket endpoint /ws
 	Health          []HealthCheck  // what degrades /health/ready without making it fail
@@ -52,7 +51,6 @@ func (c Config) WithDefaults() Config {
 	c.ShutdownTimeout = cmp.Or(c.ShutdownTimeout, ShutdownTimeoutDefault)
 	c.RateLimit = cmp.Or(c.RateLimit, RateLimitDefault)
 	c.RateWindow = cmp.Or(c.RateWindow, RateWindowDefault)
-	c.MessageBuffer = cmp.Or(c.MessageBuffer, MessageBufferDefault)
 	c.Identity = c.Identity.WithDefaults()
 	c.Live = c.Live.WithDefaults()
 	if len(c.EventRoles) == 0 {
@@ -74,9 +72,6 @@ func (c Config) validate() error {
 			errs = append(errs, fmt.Errorf("server config: Health[%d] needs a Name and a Check", i))
 		}
 	}
-	if c.MessageBuffer < 0 {
-		errs = append(errs, fmt.Errorf("server config: MessageBuffer must not be negative, got %d", c.MessageBuffer))
-	}
 	if c.RequestTimeout < 0 || c.ShutdownTimeout < 0 || c.RateWindow < 0 {
 		errs = append(errs, errors.New("server config: timeouts must not be negative"))
 	}
@@ -92,7 +87,6 @@ type Server struct {
 	app *fiber.App
 
 	metrics     *metrics
-	messages    *messageBuffer
 	unsubscribe []func()
 	hub         *Hub
 	tasks       *tasks.Service

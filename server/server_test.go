@@ -34,8 +34,18 @@ type fixture struct {
 
 func setup(t *testing.T, mods ...func(*server.Config)) *fixture {
 	t.Helper()
+	return setupEngine(t, nil, mods...)
+}
+
+// setupEngine is setup with a change to the engine's config too.
+func setupEngine(t *testing.T, engMod func(*engine.Config), mods ...func(*server.Config)) *fixture {
+	t.Helper()
 	store := memstore.New()
-	eng, err := engine.New(engine.Config{Store: store, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2})
+	ecfg := engine.Config{Store: store, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2}
+	if engMod != nil {
+		engMod(&ecfg)
+	}
+	eng, err := engine.New(ecfg)
 	require.NoError(t, err)
 	require.NoError(t, eng.Run(context.Background()))
 	t.Cleanup(eng.Close)
@@ -528,8 +538,6 @@ func TestMessageCorrelation(t *testing.T) {
 	final := f.waitStatus(inst.ID, "completed")
 	require.Equal(t, true, final.Variables["paid"])
 }
-
-type serverConfig = server.Config
 
 // pingStore is a store whose Ping answers what the test says: the one
 // fault of a real store that cannot be produced on demand in memory.

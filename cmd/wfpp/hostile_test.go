@@ -43,8 +43,10 @@ type hostileServer struct {
 }
 
 func (h *hostileServer) token(user string, groups ...string) string {
-	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": user, "groups": groups,
-		"exp": time.Now().Add(time.Hour).Unix()}).SignedString([]byte(hostileSecret))
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
+		"sub": user, "groups": groups,
+		"exp": time.Now().Add(time.Hour).Unix(),
+	}).SignedString([]byte(hostileSecret))
 	require.NoError(h.t, err)
 	return tok
 }
@@ -144,29 +146,47 @@ func TestHostile(t *testing.T) {
 
 	big := func(n int) string { return strings.Repeat("x", n) }
 	cases := []hostile{
-		{name: "9 MiB attribute", user: "otto", method: http.MethodPost, path: "/api/v1/definitions", ctype: "application/xml",
+		{
+			name: "9 MiB attribute", user: "otto", method: http.MethodPost, path: "/api/v1/definitions", ctype: "application/xml",
 			body:   []byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL"><process id="p" name="` + big(9<<20) + `"/></definitions>`),
-			status: http.StatusRequestEntityTooLarge, says: `attribute \"name\"`},
-		{name: "entity expansion", user: "otto", method: http.MethodPost, path: "/api/v1/definitions", ctype: "application/xml",
+			status: http.StatusRequestEntityTooLarge, says: `attribute \"name\"`,
+		},
+		{
+			name: "entity expansion", user: "otto", method: http.MethodPost, path: "/api/v1/definitions", ctype: "application/xml",
 			body:   []byte(`<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><definitions>&lol2;</definitions>`),
-			status: http.StatusUnprocessableEntity, says: "DOCTYPE is not allowed"},
-		{name: "5 MiB variable", user: "otto", method: http.MethodPost, path: "/api/v1/instances", ctype: "application/json",
+			status: http.StatusUnprocessableEntity, says: "DOCTYPE is not allowed",
+		},
+		{
+			name: "5 MiB variable", user: "otto", method: http.MethodPost, path: "/api/v1/instances", ctype: "application/json",
 			body:   []byte(`{"definition":"hostile","variables":{"blob":"` + big(5<<20) + `"}}`),
-			status: http.StatusRequestEntityTooLarge, says: `variable \"blob\"`},
-		{name: "operator injection in a query", user: "ada", method: http.MethodGet, path: "/api/v1/tasks?assignee[$ne]=",
-			status: http.StatusBadRequest, says: "unknown query parameter"},
-		{name: "garbage cursor", user: "otto", method: http.MethodGet, path: "/api/v1/instances?cursor=garbage",
-			status: http.StatusBadRequest, says: "not a cursor this server made"},
-		{name: "a worker reads another's instance", user: "wes", method: http.MethodGet, path: "/api/v1/instances/" + inst.ID,
-			status: http.StatusNotFound, says: "not found"},
-		{name: "a worker reads incidents", user: "wes", method: http.MethodGet, path: "/api/v1/incidents",
-			status: http.StatusForbidden, says: "lacks the role"},
-		{name: "cross-site text/plain post", method: http.MethodPost, path: "/api/v1/instances", ctype: "text/plain",
+			status: http.StatusRequestEntityTooLarge, says: `variable \"blob\"`,
+		},
+		{
+			name: "operator injection in a query", user: "ada", method: http.MethodGet, path: "/api/v1/tasks?assignee[$ne]=",
+			status: http.StatusBadRequest, says: "unknown query parameter",
+		},
+		{
+			name: "garbage cursor", user: "otto", method: http.MethodGet, path: "/api/v1/instances?cursor=garbage",
+			status: http.StatusBadRequest, says: "not a cursor this server made",
+		},
+		{
+			name: "a worker reads another's instance", user: "wes", method: http.MethodGet, path: "/api/v1/instances/" + inst.ID,
+			status: http.StatusNotFound, says: "not found",
+		},
+		{
+			name: "a worker reads incidents", user: "wes", method: http.MethodGet, path: "/api/v1/incidents",
+			status: http.StatusForbidden, says: "lacks the role",
+		},
+		{
+			name: "cross-site text/plain post", method: http.MethodPost, path: "/api/v1/instances", ctype: "text/plain",
 			body: []byte(`{"definition":"hostile"}`), header: []string{"Origin", "http://evil.example"},
-			status: http.StatusForbidden, says: "cross-site write refused"},
-		{name: "cross-site post with a session cookie", method: http.MethodPost, path: "/api/v1/instances", ctype: "text/plain",
+			status: http.StatusForbidden, says: "cross-site write refused",
+		},
+		{
+			name: "cross-site post with a session cookie", method: http.MethodPost, path: "/api/v1/instances", ctype: "text/plain",
 			body: []byte(`{"definition":"hostile"}`), header: []string{"Cookie", "wfpp_session=forged", "Sec-Fetch-Site", "cross-site"},
-			status: http.StatusForbidden, says: "cross-site write refused"},
+			status: http.StatusForbidden, says: "cross-site write refused",
+		},
 	}
 	for _, hc := range cases {
 		t.Run(hc.name, func(t *testing.T) {
