@@ -59,25 +59,9 @@ func TestMayWork(t *testing.T) {
 		require.True(t, admin.MayWork(&tc.task), name)
 	}
 	claimed := engine.Task{Assignee: "bob", CandidateUsers: []string{"alice"}}
-	require.True(t, mayHear(alice, &claimed, "claimed"))
-	require.False(t, mayHear(alice, &claimed, "completed"))
+	require.True(t, alice.HearsTask(&claimed, "claimed"))
+	require.False(t, alice.HearsTask(&claimed, "completed"))
 	var nobody *User
 	require.False(t, nobody.MayWork(&claimed))
 	require.False(t, nobody.Has(RoleWorker))
-}
-
-func TestFrameHeader(t *testing.T) {
-	t.Parallel()
-	for _, n := range []int{0, 125, 126, 65535, 65536} {
-		f := frame(opText, make([]byte, n))
-		switch {
-		case n <= 125:
-			require.Equal(t, []byte{0x81, byte(n)}, f[:2])
-		case n <= 65535:
-			require.Equal(t, []byte{0x81, 126, byte(n >> 8), byte(n)}, f[:4])
-		default:
-			require.Equal(t, byte(127), f[1])
-			require.Len(t, f, n+10)
-		}
-	}
 }

@@ -68,3 +68,18 @@ func (u *User) candidate(t *engine.Task) bool {
 	}
 	return false
 }
+
+// HearsTask reports whether u hears, over /ws, of a change of t: when u may
+// work on it, and, when someone claimed it, when u was a candidate (it
+// leaves u's inbox). It makes *User a live.Viewer.
+func (u *User) HearsTask(t *engine.Task, change string) bool {
+	return u.MayWork(t) || (change == "claimed" && u != nil && u.candidate(t))
+}
+
+// String names u in logs.
+func (u *User) String() string {
+	if u == nil {
+		return ""
+	}
+	return u.Name
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server/live"
 	"github.com/workflowpp/wfpp/tasks"
 )
 
@@ -34,7 +35,7 @@ type Config struct {
 	RateLimit       int           // starts and task completions per client IP per RateWindow; negative: no limit
 	RateWindow      time.Duration
 	Identity        IdentityConfig // users and secrets; zero: the local profile
-	Live            LiveConfig     // the WebSocket endpoint /ws
+	Live            live.Config    // the WebSocket endpoint /ws
 	Health          []HealthCheck  // what degrades /health/ready without making it fail
 	// EventRoles may send messages and signals (admins always); default
 	// worker and operator.
@@ -75,7 +76,7 @@ func (c Config) validate() error {
 	if c.RequestTimeout < 0 || c.ShutdownTimeout < 0 || c.RateWindow < 0 {
 		errs = append(errs, errors.New("server config: timeouts must not be negative"))
 	}
-	errs = append(errs, c.Identity.validate(), c.Live.validate())
+	errs = append(errs, c.Identity.validate(), c.Live.Validate())
 	return errors.Join(errs...)
 }
 
@@ -88,7 +89,7 @@ type Server struct {
 
 	metrics     *metrics
 	unsubscribe []func()
-	hub         *Hub
+	hub         *live.Hub
 	tasks       *tasks.Service
 	inbox       *tasks.Inbox
 }

@@ -1,4 +1,4 @@
-package server
+package live
 
 import (
 	"errors"
@@ -16,10 +16,10 @@ const writeBatchMax = 64 << 10
 // that writes to the connection: frames from the hub and the reader's
 // replies through out, pongs through ctrl, the close frame on stop.
 type client struct {
-	hub  *Hub
-	user *User
-	ws   *websocket.Conn
-	conn net.Conn // ws's: written to directly, in whole frames
+	hub    *Hub
+	viewer Viewer
+	ws     *websocket.Conn
+	conn   net.Conn // ws's: written to directly, in whole frames
 
 	out  chan []byte
 	ctrl chan []byte
@@ -38,9 +38,9 @@ type client struct {
 	inbox       bool
 }
 
-func newClient(h *Hub, ws *websocket.Conn, u *User) *client {
+func newClient(h *Hub, ws *websocket.Conn, v Viewer) *client {
 	return &client{
-		hub: h, user: u, ws: ws, conn: ws.NetConn(),
+		hub: h, viewer: v, ws: ws, conn: ws.NetConn(),
 		out:         make(chan []byte, h.cfg.SendBuffer),
 		ctrl:        make(chan []byte, 4),
 		kill:        make(chan struct{}),

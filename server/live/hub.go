@@ -1,7 +1,8 @@
-package server
+package live
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -33,7 +34,7 @@ type Hub struct {
 	src    EventSource
 	store  engine.Queries
 	log    *slog.Logger
-	cfg    LiveConfig
+	cfg    Config
 	access Access // who may subscribe to what
 
 	active   atomic.Int32             // connected clients
@@ -91,11 +92,14 @@ type HubStats struct {
 // Access decides whether a user may follow an instance or every instance of
 // a definition: the server's read rule (see access.go). A nil error allows.
 type Access struct {
-	Instance   func(ctx context.Context, u *User, id string) error
-	Definition func(ctx context.Context, u *User, key string) error
+	Instance   func(ctx context.Context, v Viewer, id string) error
+	Definition func(ctx context.Context, v Viewer, key string) error
 }
 
-func newHub(src EventSource, store engine.Queries, log *slog.Logger, cfg LiveConfig, access Access) *Hub {
+// New returns a hub that fans src's events out to the clients Serve runs,
+// reading stored events and tasks from store, and asking access who may
+// follow what.
+func New(src EventSource, store engine.Queries, log *slog.Logger, cfg Config, access Access) *Hub {
 	return &Hub{
 		src: src, store: store, log: log, cfg: cfg, access: access,
 		wake: make(chan struct{}, 1), taskWake: make(chan struct{}, 1),
@@ -421,7 +425,7 @@ func (h *Hub) runInbox() {
 			f := textFrame(taskMsg{Type: "task", Change: n.change, Task: &task})
 			h.mu.Lock()
 			for c := range h.inbox {
-				if !c.dead && mayHear(c.user, &task, n.change) {
+				if !c.dead && c.viewer != nil && c.viewer.HearsTask(&task, n.change) {
 					h.sendLocked(c, f)
 				}
 			}
@@ -430,10 +434,11 @@ func (h *Hub) runInbox() {
 	}
 }
 
-// mayHear reports whether u hears of a change of t: when u may work on it,
-// and, when someone claimed it, when u was a candidate (it leaves u's inbox).
-func mayHear(u *User, t *engine.Task, change string) bool {
-	return u.MayWork(t) || (change == "claimed" && u != nil && u.candidate(t))
+// Viewer is who a client is. The hub asks it which inbox task events it
+// hears, and hands it to Access for subscriptions.
+type Viewer interface {
+	// HearsTask reports whether the viewer hears of this change of t.
+	HearsTask(t *engine.Task, change string) bool
 }
 
 // sendLocked queues f for c without waiting; a full queue disconnects c.
@@ -458,11 +463,7 @@ func (h *Hub) evictLocked(c *client, code int, reason string) {
 	}
 	c.dead = true
 	h.evicted.Add(1)
-	var user string
-	if c.user != nil {
-		user = c.user.Name
-	}
-	h.log.Info("websocket client disconnected", "user", user, "code", code, "reason", reason)
+	h.log.Info("websocket client disconnected", "viewer", fmt.Sprint(c.viewer), "code", code, "reason", reason)
 	c.stop(code, reason)
 }
 
