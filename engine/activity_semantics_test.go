@@ -218,18 +218,6 @@ func TestScriptTasks(t *testing.T) {
 		require.Contains(t, incs[0].Message, "time budget exceeded")
 		require.Zero(t, h.count(inst.ID, engine.EventJobRetrying, ""), "wf:retries=0")
 	})
-	t.Run("hungry script exceeds its memory budget", func(t *testing.T) {
-		h := setup(t, withConfig(func(c *engine.Config) {
-			c.Script = script.Config{ScriptTimeout: time.Minute} // memory, not time, stops it
-		}))
-		inst := h.run("script_hungry", nil)
-
-		h.requireStatus(inst.ID, engine.StatusIncident)
-		incs := h.openIncidents(inst.ID)
-		require.Len(t, incs, 1)
-		require.Equal(t, "spin", incs[0].ElementID)
-		require.Contains(t, incs[0].Message, "memory budget exceeded")
-	})
 }
 
 func toFloat(v any) float64 {
@@ -242,4 +230,20 @@ func toFloat(v any) float64 {
 		return v
 	}
 	return -1
+}
+
+// TestHungryScriptIncident: a script that keeps doubling a string ends as an
+// incident saying it exceeded its memory budget. Not parallel: the budget is
+// measured on the process heap, which other tests' scripts share.
+func TestHungryScriptIncident(t *testing.T) {
+	h := setup(t, withConfig(func(c *engine.Config) {
+		c.Script = script.Config{ScriptTimeout: time.Minute} // memory, not time, stops it
+	}))
+	inst := h.run("script_hungry", nil)
+
+	h.requireStatus(inst.ID, engine.StatusIncident)
+	incs := h.openIncidents(inst.ID)
+	require.Len(t, incs, 1)
+	require.Equal(t, "spin", incs[0].ElementID)
+	require.Contains(t, incs[0].Message, "memory budget exceeded")
 }

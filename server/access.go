@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server/identity"
 )
 
 // Who reads what: one rule for REST, pages and the WebSocket.
@@ -19,8 +20,8 @@ import (
 // existence does not leak; lists leave it out.
 
 // readsAll reports whether u reads every instance.
-func readsAll(u *User) bool {
-	return u.Has(RoleOperator) || u.Has(RoleDesigner)
+func readsAll(u *identity.User) bool {
+	return u.Has(identity.RoleOperator) || u.Has(identity.RoleDesigner)
 }
 
 // errNotReadable is what a denied read answers: not found, as for an
@@ -30,7 +31,7 @@ func errNotReadable(id string) error {
 }
 
 // mayRead reports whether u may read snap, which may be a head (a list item).
-func (s *Server) mayRead(ctx context.Context, u *User, snap *engine.Snapshot) (bool, error) {
+func (s *Server) mayRead(ctx context.Context, u *identity.User, snap *engine.Snapshot) (bool, error) {
 	if u == nil {
 		return false, nil
 	}
@@ -60,13 +61,13 @@ func (s *Server) mayRead(ctx context.Context, u *User, snap *engine.Snapshot) (b
 
 // worksOn reports whether u holds or held t, completed it, or is among its
 // candidates.
-func worksOn(u *User, t *engine.Task) bool {
-	return t.Assignee == u.Name || t.CompletedBy == u.Name || u.candidate(t)
+func worksOn(u *identity.User, t *engine.Task) bool {
+	return t.Assignee == u.Name || t.CompletedBy == u.Name || u.Candidate(t)
 }
 
 // namedReader reports whether the process of snap names u or one of u's
 // groups in wf:readers.
-func (s *Server) namedReader(ctx context.Context, u *User, snap *engine.Snapshot) (bool, error) {
+func (s *Server) namedReader(ctx context.Context, u *identity.User, snap *engine.Snapshot) (bool, error) {
 	_, def, err := s.eng.DefinitionByID(ctx, snap.DefinitionID)
 	if errors.Is(err, engine.ErrNotFound) {
 		return false, nil
@@ -78,7 +79,7 @@ func (s *Server) namedReader(ctx context.Context, u *User, snap *engine.Snapshot
 	return p != nil && readerIn(u, p.Readers), nil
 }
 
-func readerIn(u *User, readers []string) bool {
+func readerIn(u *identity.User, readers []string) bool {
 	for _, r := range readers {
 		if r == u.Name || slices.Contains(u.Groups, r) {
 			return true
@@ -88,7 +89,7 @@ func readerIn(u *User, readers []string) bool {
 }
 
 // readInstance loads an instance for u: not found when u may not read it.
-func (s *Server) readInstance(ctx context.Context, u *User, id string) (*engine.Snapshot, error) {
+func (s *Server) readInstance(ctx context.Context, u *identity.User, id string) (*engine.Snapshot, error) {
 	snap, err := s.eng.Instance(ctx, id)
 	if err != nil {
 		return nil, err
@@ -106,7 +107,7 @@ func (s *Server) readInstance(ctx context.Context, u *User, id string) (*engine.
 // mayReadDefinitionEvents reports whether u may follow every instance of a
 // definition (a WebSocket definition subscription): those who read all, and
 // the readers its main process names.
-func (s *Server) mayReadDefinitionEvents(ctx context.Context, u *User, key string) (bool, error) {
+func (s *Server) mayReadDefinitionEvents(ctx context.Context, u *identity.User, key string) (bool, error) {
 	_, def, err := s.eng.Definition(ctx, key, 0)
 	if err != nil || u == nil {
 		return false, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/server"
+	"github.com/workflowpp/wfpp/server/identity"
 )
 
 // TestReadPermissions runs each role against every read of an instance,
@@ -28,16 +29,16 @@ func TestReadPermissions(t *testing.T) {
 	t.Parallel()
 	pw, err := bcrypt.GenerateFromPassword([]byte("pw"), bcrypt.MinCost)
 	require.NoError(t, err)
-	user := func(name string, groups []string, roles ...string) server.UserConfig {
-		return server.UserConfig{Name: name, Password: string(pw), Groups: groups, Roles: roles}
+	user := func(name string, groups []string, roles ...string) identity.UserConfig {
+		return identity.UserConfig{Name: name, Password: string(pw), Groups: groups, Roles: roles}
 	}
 	f := setupLive(t, func(c *server.Config) {
-		c.Identity = server.IdentityConfig{JWTSecret: testJWTSecret, Users: []server.UserConfig{
-			user("alice", []string{"managers"}, server.RoleWorker),  // a candidate for the review task
-			user("wendy", []string{"warehouse"}, server.RoleWorker), // nothing to do with it
-			user("rita", []string{"auditors"}, server.RoleWorker),   // her group reads it (wf:readers)
-			user("olga", []string{"ops"}, server.RoleOperator),
-			user("dora", []string{"design"}, server.RoleDesigner),
+		c.Identity = identity.Config{JWTSecret: testJWTSecret, Users: []identity.UserConfig{
+			user("alice", []string{"managers"}, identity.RoleWorker),  // a candidate for the review task
+			user("wendy", []string{"warehouse"}, identity.RoleWorker), // nothing to do with it
+			user("rita", []string{"auditors"}, identity.RoleWorker),   // her group reads it (wf:readers)
+			user("olga", []string{"ops"}, identity.RoleOperator),
+			user("dora", []string{"design"}, identity.RoleDesigner),
 		}}
 	})
 	src, err := os.ReadFile("testdata/approval.bpmn")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/workflowpp/wfpp/server/identity"
 	"github.com/workflowpp/wfpp/tasks"
 )
 
@@ -36,9 +37,9 @@ func (a actor) task() tasks.Actor {
 // one the X-User headers name, else an admin (the local profile's
 // unauthenticated API caller).
 func actorOf(c *fiber.Ctx) actor {
-	u := CurrentUser(c)
+	u := identity.CurrentUser(c)
 	if u != nil && !u.Local {
-		return actor{Name: u.Name, Groups: u.Groups, Admin: u.Has(RoleAdmin), Overseer: u.Has(RoleOperator), Worker: u.Has(RoleWorker)}
+		return actor{Name: u.Name, Groups: u.Groups, Admin: u.Has(identity.RoleAdmin), Overseer: u.Has(identity.RoleOperator), Worker: u.Has(identity.RoleWorker)}
 	}
 	name := strings.TrimSpace(c.Get(UserHeader))
 	if name == "" {
@@ -48,10 +49,10 @@ func actorOf(c *fiber.Ctx) actor {
 		return actor{Admin: true, Overseer: true, Worker: true}
 	}
 	roles := csvList(c.Get(RolesHeader))
-	admin := slices.Contains(roles, RoleAdmin)
+	admin := slices.Contains(roles, identity.RoleAdmin)
 	// Headers without roles name a worker, as the local profile always let them act.
-	worker := admin || len(roles) == 0 || slices.Contains(roles, RoleWorker)
-	return actor{Name: name, Groups: csvList(c.Get(GroupsHeader)), Admin: admin, Overseer: admin || slices.Contains(roles, RoleOperator), Worker: worker}
+	worker := admin || len(roles) == 0 || slices.Contains(roles, identity.RoleWorker)
+	return actor{Name: name, Groups: csvList(c.Get(GroupsHeader)), Admin: admin, Overseer: admin || slices.Contains(roles, identity.RoleOperator), Worker: worker}
 }
 
 func csvList(s string) []string {

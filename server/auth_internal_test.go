@@ -9,23 +9,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server/identity"
 )
 
 func TestRequireRole(t *testing.T) {
 	t.Parallel()
-	users := map[string]*User{
-		"worker":   {Name: "w", Roles: []string{RoleWorker}},
-		"operator": {Name: "o", Roles: []string{RoleOperator}},
-		"admin":    {Name: "a", Roles: []string{RoleAdmin}},
+	users := map[string]*identity.User{
+		"worker":   {Name: "w", Roles: []string{identity.RoleWorker}},
+		"operator": {Name: "o", Roles: []string{identity.RoleOperator}},
+		"admin":    {Name: "a", Roles: []string{identity.RoleAdmin}},
 	}
 	app := fiber.New(fiber.Config{ErrorHandler: (&Server{log: nil}).envelopeOnly})
 	app.Use(func(c *fiber.Ctx) error {
 		if u := users[c.Get("X-Test-User")]; u != nil {
-			c.Locals(localUser, u)
+			c.Locals(identity.LocalsKey, u)
 		}
 		return c.Next()
 	})
-	app.Post("/cancel", requireRole(RoleOperator), func(c *fiber.Ctx) error { return c.SendStatus(http.StatusNoContent) })
+	app.Post("/cancel", identity.RequireRole(identity.RoleOperator), func(c *fiber.Ctx) error { return c.SendStatus(http.StatusNoContent) })
 	for user, want := range map[string]int{"worker": 403, "operator": 204, "admin": 204, "": 401} {
 		req := httptest.NewRequest(http.MethodPost, "/cancel", nil)
 		req.Header.Set("X-Test-User", user)
@@ -42,8 +43,8 @@ func (s *Server) envelopeOnly(c *fiber.Ctx, err error) error {
 
 func TestMayWork(t *testing.T) {
 	t.Parallel()
-	alice := &User{Name: "alice", Groups: []string{"managers"}, Roles: []string{RoleWorker}}
-	admin := &User{Name: "root", Roles: []string{RoleAdmin}}
+	alice := &identity.User{Name: "alice", Groups: []string{"managers"}, Roles: []string{identity.RoleWorker}}
+	admin := &identity.User{Name: "root", Roles: []string{identity.RoleAdmin}}
 	for name, tc := range map[string]struct {
 		task engine.Task
 		may  bool
@@ -61,7 +62,7 @@ func TestMayWork(t *testing.T) {
 	claimed := engine.Task{Assignee: "bob", CandidateUsers: []string{"alice"}}
 	require.True(t, alice.HearsTask(&claimed, "claimed"))
 	require.False(t, alice.HearsTask(&claimed, "completed"))
-	var nobody *User
+	var nobody *identity.User
 	require.False(t, nobody.MayWork(&claimed))
-	require.False(t, nobody.Has(RoleWorker))
+	require.False(t, nobody.Has(identity.RoleWorker))
 }

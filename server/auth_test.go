@@ -18,6 +18,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/workflowpp/wfpp/server"
+	"github.com/workflowpp/wfpp/server/identity"
 )
 
 const testJWTSecret = "0123456789abcdef0123456789abcdef-test"
@@ -29,13 +30,13 @@ func hash(t *testing.T, password string) string {
 	return string(h)
 }
 
-func identityConfig(t *testing.T) server.IdentityConfig {
-	return server.IdentityConfig{
+func identityConfig(t *testing.T) identity.Config {
+	return identity.Config{
 		JWTSecret: testJWTSecret,
-		Users: []server.UserConfig{
-			{Name: "alice", Password: hash(t, "alice-pw"), Groups: []string{"managers"}, Roles: []string{server.RoleWorker}},
-			{Name: "olga", Password: hash(t, "olga-pw"), Groups: []string{"ops"}, Roles: []string{server.RoleOperator}},
-			{Name: "dora", Password: hash(t, "dora-pw"), Groups: []string{"design"}, Roles: []string{server.RoleDesigner}},
+		Users: []identity.UserConfig{
+			{Name: "alice", Password: hash(t, "alice-pw"), Groups: []string{"managers"}, Roles: []string{identity.RoleWorker}},
+			{Name: "olga", Password: hash(t, "olga-pw"), Groups: []string{"ops"}, Roles: []string{identity.RoleOperator}},
+			{Name: "dora", Password: hash(t, "dora-pw"), Groups: []string{"design"}, Roles: []string{identity.RoleDesigner}},
 		},
 	}
 }
@@ -61,7 +62,7 @@ type authFixture struct {
 	cookies map[string]string
 }
 
-func setupAuth(t *testing.T, id server.IdentityConfig) *authFixture {
+func setupAuth(t *testing.T, id identity.Config) *authFixture {
 	f := setup(t, func(c *server.Config) { c.Identity = id })
 	return &authFixture{t: t, srv: f.srv, cookies: map[string]string{}}
 }
@@ -91,10 +92,10 @@ func (f *authFixture) do(method, path string, header http.Header, body string) (
 	return resp, data
 }
 
-func (f *authFixture) me(header http.Header) (int, server.User) {
+func (f *authFixture) me(header http.Header) (int, identity.User) {
 	f.t.Helper()
 	resp, data := f.do(http.MethodGet, "/api/v1/me", header, "")
-	var u server.User
+	var u identity.User
 	if resp.StatusCode == http.StatusOK {
 		require.NoError(f.t, json.Unmarshal(data, &u), "%s", data)
 	} else {
@@ -105,14 +106,14 @@ func (f *authFixture) me(header http.Header) (int, server.User) {
 
 func TestLocalProfile(t *testing.T) {
 	t.Parallel()
-	f := setupAuth(t, server.IdentityConfig{})
+	f := setupAuth(t, identity.Config{})
 	status, u := f.me(nil)
 	require.Equal(t, http.StatusOK, status)
 	require.Equal(t, "demo", u.Name)
 	require.True(t, u.Local)
-	require.True(t, u.Has(server.RoleAdmin))
+	require.True(t, u.Has(identity.RoleAdmin))
 	require.Equal(t, []string{"managers", "demo"}, u.Groups)
-	require.Contains(t, server.IdentityConfig{}.Describe(), "LOCAL PROFILE")
+	require.Contains(t, identity.Config{}.Describe(), "LOCAL PROFILE")
 
 	// API writes without credentials need no CSRF token, unless the browser
 	// says they come from another site.
@@ -124,7 +125,7 @@ func TestLocalProfile(t *testing.T) {
 	// The demo admin logs in on the page without a password.
 	resp, _ = f.do(http.MethodPost, "/login", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, "name=&password=")
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
-	require.NotEmpty(t, f.cookies[server.SessionCookie])
+	require.NotEmpty(t, f.cookies[identity.SessionCookie])
 }
 
 func TestBearerToken(t *testing.T) {
@@ -134,17 +135,17 @@ func TestBearerToken(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 	require.Equal(t, "carol", u.Name)
 	require.Equal(t, []string{"sales"}, u.Groups)
-	require.Equal(t, []string{server.RoleWorker}, u.Roles, "unknown sub without roles claim: worker")
+	require.Equal(t, []string{identity.RoleWorker}, u.Roles, "unknown sub without roles claim: worker")
 	require.False(t, u.Local)
 
 	status, u = f.me(bearer(t, "olga", nil, time.Hour))
 	require.Equal(t, http.StatusOK, status)
-	require.Equal(t, []string{server.RoleOperator}, u.Roles, "configured roles of sub")
+	require.Equal(t, []string{identity.RoleOperator}, u.Roles, "configured roles of sub")
 
 	withRoles := signToken(t, jwt.SigningMethodHS256, []byte(testJWTSecret), jwt.MapClaims{"sub": "dan", "groups": []string{}, "roles": []string{"designer"}})
 	status, u = f.me(http.Header{"Authorization": {"Bearer " + withRoles}})
 	require.Equal(t, http.StatusOK, status)
-	require.Equal(t, []string{server.RoleDesigner}, u.Roles)
+	require.Equal(t, []string{identity.RoleDesigner}, u.Roles)
 
 	for name, h := range map[string]http.Header{
 		"expired":      bearer(t, "alice", nil, -time.Hour),
@@ -169,7 +170,7 @@ func TestSessionLoginLogout(t *testing.T) {
 	resp, _ := f.do(http.MethodPost, "/login", form, "name=alice&password=wrong&next=/inbox")
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
 	require.Equal(t, "/login?error=invalid&next=%2Finbox", resp.Header.Get("Location"))
-	require.Empty(t, f.cookies[server.SessionCookie])
+	require.Empty(t, f.cookies[identity.SessionCookie])
 	resp, _ = f.do(http.MethodPost, "/login", http.Header{"Content-Type": {"application/json"}}, `{"name":"nobody","password":"x"}`)
 	requireEnvelope(t, resp, http.StatusUnauthorized, "unauthorized")
 
@@ -178,14 +179,14 @@ func TestSessionLoginLogout(t *testing.T) {
 	require.Equal(t, "/", resp.Header.Get("Location"), "next stays on this site")
 	var session *http.Cookie
 	for _, c := range resp.Cookies() {
-		if c.Name == server.SessionCookie {
+		if c.Name == identity.SessionCookie {
 			session = c
 		}
 	}
 	require.NotNil(t, session)
 	require.True(t, session.HttpOnly)
 	require.Equal(t, http.SameSiteLaxMode, session.SameSite)
-	require.NotEmpty(t, f.cookies[server.CSRFCookie])
+	require.NotEmpty(t, f.cookies[identity.CSRFCookie])
 
 	status, u := f.me(nil)
 	require.Equal(t, http.StatusOK, status)
@@ -193,16 +194,16 @@ func TestSessionLoginLogout(t *testing.T) {
 	require.Equal(t, "session", u.Via)
 
 	// A tampered cookie is no session.
-	good := f.cookies[server.SessionCookie]
-	f.cookies[server.SessionCookie] = strings.Replace(good, good[:4], "Ym9i", 1) // "bob"
+	good := f.cookies[identity.SessionCookie]
+	f.cookies[identity.SessionCookie] = strings.Replace(good, good[:4], "Ym9i", 1) // "bob"
 	status, _ = f.me(nil)
 	require.Equal(t, http.StatusUnauthorized, status)
-	f.cookies[server.SessionCookie] = good
+	f.cookies[identity.SessionCookie] = good
 
 	// Logout is a cookie-authenticated write: it needs the CSRF token.
 	resp, _ = f.do(http.MethodPost, "/logout", nil, "")
 	requireEnvelope(t, resp, http.StatusForbidden, "forbidden")
-	resp, _ = f.do(http.MethodPost, "/logout", http.Header{server.CSRFHeader: {f.cookies[server.CSRFCookie]}}, "")
+	resp, _ = f.do(http.MethodPost, "/logout", http.Header{identity.CSRFHeader: {f.cookies[identity.CSRFCookie]}}, "")
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
 	status, _ = f.me(nil)
 	require.Equal(t, http.StatusUnauthorized, status)
@@ -224,19 +225,19 @@ func TestCSRF(t *testing.T) {
 	f := setupAuth(t, identityConfig(t))
 	resp, _ := f.do(http.MethodPost, "/login", http.Header{"Content-Type": {"application/json"}}, `{"name":"alice","password":"alice-pw"}`)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	token := f.cookies[server.CSRFCookie]
+	token := f.cookies[identity.CSRFCookie]
 	require.NotEmpty(t, token)
 	jsonCT := http.Header{"Content-Type": {"application/json"}}
 	body := `{"name":"nothing-waits"}`
 
 	resp, _ = f.do(http.MethodPost, "/api/v1/messages", jsonCT, body)
 	requireEnvelope(t, resp, http.StatusForbidden, "forbidden")
-	resp, _ = f.do(http.MethodPost, "/api/v1/messages", http.Header{"Content-Type": {"application/json"}, server.CSRFHeader: {"wrong"}}, body)
+	resp, _ = f.do(http.MethodPost, "/api/v1/messages", http.Header{"Content-Type": {"application/json"}, identity.CSRFHeader: {"wrong"}}, body)
 	requireEnvelope(t, resp, http.StatusForbidden, "forbidden")
-	resp, _ = f.do(http.MethodPost, "/api/v1/messages", http.Header{"Content-Type": {"application/json"}, server.CSRFHeader: {token}}, body)
+	resp, _ = f.do(http.MethodPost, "/api/v1/messages", http.Header{"Content-Type": {"application/json"}, identity.CSRFHeader: {token}}, body)
 	require.NotEqual(t, http.StatusForbidden, resp.StatusCode)
 	// The form field does as well as the header.
-	resp, _ = f.do(http.MethodPost, "/logout", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, server.CSRFField+"="+token)
+	resp, _ = f.do(http.MethodPost, "/logout", http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, identity.CSRFField+"="+token)
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
 
 	// Bearer requests are exempt.
@@ -258,18 +259,18 @@ func TestLoadIdentity(t *testing.T) {
 	t.Parallel()
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
-	c, err := server.LoadIdentity(env(nil))
+	c, err := identity.Load(env(nil))
 	require.NoError(t, err)
 	require.True(t, c.Local)
 
 	h := hash(t, "pw")
-	c, err = server.LoadIdentity(env(map[string]string{
-		server.EnvUsers:     "ann:" + h + ":managers,ops:operator;ben:" + h,
-		server.EnvJWTSecret: testJWTSecret,
+	c, err = identity.Load(env(map[string]string{
+		identity.EnvUsers:     "ann:" + h + ":managers,ops:operator;ben:" + h,
+		identity.EnvJWTSecret: testJWTSecret,
 	}))
 	require.NoError(t, err)
 	require.False(t, c.Local)
-	require.Equal(t, []server.UserConfig{
+	require.Equal(t, []identity.UserConfig{
 		{Name: "ann", Password: h, Groups: []string{"managers", "ops"}, Roles: []string{"operator"}},
 		{Name: "ben", Password: h},
 	}, c.Users)
@@ -278,20 +279,20 @@ func TestLoadIdentity(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "identity.yaml")
 	require.NoError(t, os.WriteFile(path, []byte("jwtSecret: "+testJWTSecret+"\nusers:\n  - name: cy\n    password: '"+h+"'\n    roles: [designer]\n"), 0o600))
-	c, err = server.LoadIdentity(env(map[string]string{server.EnvIdentityFile: path}))
+	c, err = identity.Load(env(map[string]string{identity.EnvIdentityFile: path}))
 	require.NoError(t, err)
 	require.Equal(t, "cy", c.Users[0].Name)
 
 	for name, vars := range map[string]map[string]string{
-		"plain password": {server.EnvUsers: "ann:secret"},
-		"unknown role":   {server.EnvUsers: "ann:" + h + "::root"},
-		"short secret":   {server.EnvJWTSecret: "short"},
-		"missing file":   {server.EnvIdentityFile: filepath.Join(t.TempDir(), "none.yaml")},
+		"plain password": {identity.EnvUsers: "ann:secret"},
+		"unknown role":   {identity.EnvUsers: "ann:" + h + "::root"},
+		"short secret":   {identity.EnvJWTSecret: "short"},
+		"missing file":   {identity.EnvIdentityFile: filepath.Join(t.TempDir(), "none.yaml")},
 	} {
-		_, err := server.LoadIdentity(env(vars))
+		_, err := identity.Load(env(vars))
 		require.Error(t, err, name)
 	}
-	_, err = server.New(server.Config{Engine: nil, Identity: server.IdentityConfig{Users: []server.UserConfig{{Name: "x", Password: "plain"}}}})
+	_, err = server.New(server.Config{Engine: nil, Identity: identity.Config{Users: []identity.UserConfig{{Name: "x", Password: "plain"}}}})
 	require.ErrorContains(t, err, "bcrypt")
 }
 
@@ -300,7 +301,7 @@ func TestLoadIdentity(t *testing.T) {
 // word (Origin or Sec-Fetch-Site) that it does.
 func TestSameSiteWrites(t *testing.T) {
 	t.Parallel()
-	local := setupAuth(t, server.IdentityConfig{})
+	local := setupAuth(t, identity.Config{})
 	users := setupAuth(t, identityConfig(t))
 	const body = `{"name":"nothing-waits"}`
 	for _, tc := range []struct {

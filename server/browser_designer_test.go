@@ -20,6 +20,7 @@ import (
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/engine/model"
 	"github.com/workflowpp/wfpp/server"
+	"github.com/workflowpp/wfpp/server/identity"
 )
 
 // withUser configures one user who may design, deploy and work the
@@ -28,8 +29,8 @@ func withUser(t *testing.T, name string, groups ...string) func(*server.Config) 
 	hash, err := bcrypt.GenerateFromPassword([]byte("secret"), bcrypt.MinCost)
 	require.NoError(t, err)
 	return func(c *server.Config) {
-		c.Identity = server.IdentityConfig{JWTSecret: testJWTSecret, Users: []server.UserConfig{
-			{Name: name, Password: string(hash), Groups: groups, Roles: []string{server.RoleDesigner, server.RoleWorker}},
+		c.Identity = identity.Config{JWTSecret: testJWTSecret, Users: []identity.UserConfig{
+			{Name: name, Password: string(hash), Groups: groups, Roles: []string{identity.RoleDesigner, identity.RoleWorker}},
 		}}
 	}
 }

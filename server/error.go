@@ -13,6 +13,7 @@ import (
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/engine/bpmn"
 	"github.com/workflowpp/wfpp/engine/model"
+	"github.com/workflowpp/wfpp/server/identity"
 	"github.com/workflowpp/wfpp/tasks"
 )
 
@@ -44,6 +45,10 @@ type EnvelopeError struct {
 	Details       any       `json:"details,omitempty"`
 	CorrelationID string    `json:"correlationId"`
 	Timestamp     time.Time `json:"timestamp"`
+}
+
+func forbidden(msg string) *Error {
+	return &Error{Status: http.StatusForbidden, Code: "forbidden", Message: msg}
 }
 
 func badRequest(format string, args ...any) *Error {
@@ -89,12 +94,15 @@ func classify(err error) *Error {
 		probs    model.Problems
 		syntax   *bpmn.SyntaxError
 		taskErr  *tasks.Error
+		idErr    *identity.Error
 		tooLarge *engine.VariableTooLargeError
 	)
 	msg := err.Error()
 	switch {
 	case errors.As(err, &apiErr):
 		return apiErr
+	case errors.As(err, &idErr):
+		return &Error{Status: idErr.Status, Code: idErr.Code, Message: idErr.Message}
 	case errors.As(err, &taskErr):
 		return &Error{Status: taskErr.Status, Code: taskErr.Code, Message: taskErr.Message, Details: taskErr.Details}
 	case errors.As(err, &fiberErr):

@@ -9,6 +9,7 @@ import (
 
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/engine/cache"
+	"github.com/workflowpp/wfpp/server/identity"
 )
 
 // instanceView is an instance as the API shows it: the snapshot with its
@@ -87,7 +88,7 @@ func (s *Server) getInstance(c *fiber.Ctx) error {
 	defer cancel()
 	// A reader may see a snapshot a few seconds old from the Redis cache;
 	// the engine itself never reads through it.
-	snap, err := s.readInstance(cache.AllowStale(ctx), CurrentUser(c), c.Params("id"))
+	snap, err := s.readInstance(cache.AllowStale(ctx), identity.CurrentUser(c), c.Params("id"))
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server/identity"
 )
 
 // instanceItem is an instance in a list: its head, without variables and tokens.
@@ -63,7 +64,7 @@ func (s *Server) listInstances(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	u := CurrentUser(c)
+	u := identity.CurrentUser(c)
 	items := make([]instanceItem, 0, len(snaps))
 	for _, sn := range snaps {
 		if ok, err := s.mayRead(ctx, u, sn); err != nil {

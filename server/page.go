@@ -9,6 +9,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/workflowpp/wfpp/server/identity"
 	"github.com/workflowpp/wfpp/web"
 )
 
@@ -42,7 +43,7 @@ func (s *Server) pageRoutes() {
 	s.app.Get("/inbox", s.page(s.inboxPage))
 	s.app.Get("/incidents", s.page(s.incidentsPage))
 
-	ui := s.app.Group("/ui", requireUser)
+	ui := s.app.Group("/ui", identity.RequireUser)
 	ui.Get("/inbox", s.inboxFragment)
 	ui.Get("/inbox/count", s.inboxCount)
 	ui.Post("/filters", s.saveFilter)
@@ -50,12 +51,12 @@ func (s *Server) pageRoutes() {
 	ui.Get("/instances", s.instancesFragment)
 	ui.Get("/definitions/:key/:version/source", s.pageDefinitionSource)
 	ui.Get("/definitions/:key/:version/heatmap", s.pageHeatmap)
-	designer, operator := requireRole(RoleDesigner), requireRole(RoleOperator) // as the REST routes
+	designer, operator := identity.RequireRole(identity.RoleDesigner), identity.RequireRole(identity.RoleOperator) // as the REST routes
 	ui.Post("/definitions/:id/enable", designer, s.pageSetEnabled(true))
 	ui.Post("/definitions/:id/disable", designer, s.pageSetEnabled(false))
 	ui.Get("/tasks/:id", s.uiTask)
 	ui.Get("/tasks/:id/form", s.taskForm)
-	worker, humanWork := requireRole(RoleWorker), requireRole(RoleWorker, RoleOperator) // as the REST task routes
+	worker, humanWork := identity.RequireRole(identity.RoleWorker), identity.RequireRole(identity.RoleWorker, identity.RoleOperator) // as the REST task routes
 	ui.Post("/tasks/:id/claim", worker, s.uiClaim)
 	ui.Post("/tasks/:id/release", humanWork, s.uiRelease)
 	ui.Post("/tasks/:id/delegate", humanWork, s.uiDelegate)
@@ -73,7 +74,7 @@ func (s *Server) page(h fiber.Handler) fiber.Handler {
 		c.Set("Content-Security-Policy", pageCSP)
 		c.Set("X-Content-Type-Options", "nosniff")
 		c.Set(fiber.HeaderCacheControl, "no-store")
-		if CurrentUser(c) == nil {
+		if identity.CurrentUser(c) == nil {
 			return c.Redirect("/login?next="+url.QueryEscape(c.OriginalURL()), http.StatusSeeOther)
 		}
 		err := h(c)
@@ -98,11 +99,11 @@ func renderPage(c *fiber.Ctx, comp templ.Component) error {
 // pageInfo is the layout data of a page.
 func (s *Server) pageInfo(c *fiber.Ctx, title, active string, styles ...string) web.Page {
 	u, local, _ := pageUser(c)
-	cu := CurrentUser(c)
+	cu := identity.CurrentUser(c)
 	return web.Page{
 		Title: title, Active: active, User: u, Local: local, Styles: styles,
-		CSRF: CSRFToken(c), CSRFField: CSRFField, InboxCount: s.inbox.Count(actorOf(c).task()),
-		Can: web.Abilities{Design: cu.Has(RoleDesigner), Operate: cu.Has(RoleOperator), Work: cu.Has(RoleWorker), ReadAll: readsAll(cu)},
+		CSRF: identity.CSRFToken(c), CSRFField: identity.CSRFField, InboxCount: s.inbox.Count(actorOf(c).task()),
+		Can: web.Abilities{Design: cu.Has(identity.RoleDesigner), Operate: cu.Has(identity.RoleOperator), Work: cu.Has(identity.RoleWorker), ReadAll: readsAll(cu)},
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server/identity"
 	"github.com/workflowpp/wfpp/web"
 )
 
@@ -16,7 +17,7 @@ const DeadLettersPageMax = 5000
 
 // incidentsPage is GET /incidents[?cursor=&dcursor=].
 func (s *Server) incidentsPage(c *fiber.Ctx) error {
-	if u := CurrentUser(c); !readsAll(u) {
+	if u := identity.CurrentUser(c); !readsAll(u) {
 		return forbidden("incidents and dead letters are for operators and designers")
 	}
 	ctx, cancel := s.ctx(c)

@@ -6,6 +6,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server/identity"
 	"github.com/workflowpp/wfpp/web"
 )
 
@@ -45,7 +46,7 @@ func (s *Server) pageInstancesData(c *fiber.Ctx) (web.InstancesData, error) {
 	if err != nil {
 		return d, err
 	}
-	u := CurrentUser(c)
+	u := identity.CurrentUser(c)
 	for _, in := range page {
 		if ok, err := s.mayRead(ctx, u, in); err != nil {
 			return d, err
@@ -77,7 +78,7 @@ func (s *Server) pageInstancesData(c *fiber.Ctx) (web.InstancesData, error) {
 func (s *Server) monitorPage(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	snap, err := s.readInstance(ctx, CurrentUser(c), c.Params("id"))
+	snap, err := s.readInstance(ctx, identity.CurrentUser(c), c.Params("id"))
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server/identity"
 	"github.com/workflowpp/wfpp/tasks"
 )
 
@@ -65,13 +66,13 @@ func (s *Server) routesV1(api fiber.Router) {
 	api.Get("/definitions/:key/versions", s.listVersions)
 	api.Get("/definitions/:key/versions/:v", s.getDefinition)
 	api.Get("/definitions/:key/versions/:v/xml", s.definitionSource)
-	designer := requireRole(RoleDesigner)
-	operator := requireRole(RoleOperator)
+	designer := identity.RequireRole(identity.RoleDesigner)
+	operator := identity.RequireRole(identity.RoleOperator)
 	// Task work: workers claim and complete; workers and operators (who
 	// oversee every task) release, delegate and comment; package tasks
 	// decides what each may do to which task.
-	humanWork := requireRole(RoleWorker, RoleOperator)
-	jobWorker := requireRole(RoleWorker, RoleOperator)
+	humanWork := identity.RequireRole(identity.RoleWorker, identity.RoleOperator)
+	jobWorker := identity.RequireRole(identity.RoleWorker, identity.RoleOperator)
 	api.Post("/definitions/:key/versions/:v/enable", designer, s.setEnabled(true))
 	api.Post("/definitions/:key/versions/:v/disable", designer, s.setEnabled(false))
 
@@ -92,12 +93,12 @@ func (s *Server) routesV1(api fiber.Router) {
 
 	api.Get("/tasks/:id", s.getTask)
 	api.Get("/tasks/:id/form", s.taskForm)
-	api.Post("/tasks/:id/claim", requireRole(RoleWorker), s.claimTask)
+	api.Post("/tasks/:id/claim", identity.RequireRole(identity.RoleWorker), s.claimTask)
 	api.Post("/tasks/:id/release", humanWork, s.releaseTask)
 	api.Post("/tasks/:id/delegate", humanWork, s.delegateTask)
 	api.Post("/tasks/:id/comments", humanWork, s.commentTask)
 
-	api.Post("/signals", requireRole(s.cfg.EventRoles...), s.signal)
+	api.Post("/signals", identity.RequireRole(s.cfg.EventRoles...), s.signal)
 
 	api.Post("/jobs/fetch-and-lock", jobWorker, s.fetchAndLock)
 	api.Post("/jobs/:key/complete", jobWorker, s.completeJob)
@@ -106,7 +107,7 @@ func (s *Server) routesV1(api fiber.Router) {
 
 	// Incidents and dead letters carry instance data: those who read every
 	// instance read them.
-	readsAll := requireRole(RoleOperator, RoleDesigner)
+	readsAll := identity.RequireRole(identity.RoleOperator, identity.RoleDesigner)
 	api.Get("/incidents", readsAll, s.listIncidents)
 	api.Post("/incidents/retry", operator, s.retryIncidents)
 	api.Post("/incidents/:id/resolve", operator, s.resolveIncident)

@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server/identity"
 	"github.com/workflowpp/wfpp/server/live"
 	"github.com/workflowpp/wfpp/tasks"
 )
@@ -34,9 +35,9 @@ type Config struct {
 	ShutdownTimeout time.Duration // how long Listen waits for requests in flight
 	RateLimit       int           // starts and task completions per client IP per RateWindow; negative: no limit
 	RateWindow      time.Duration
-	Identity        IdentityConfig // users and secrets; zero: the local profile
-	Live            live.Config    // the WebSocket endpoint /ws
-	Health          []HealthCheck  // what degrades /health/ready without making it fail
+	Identity        identity.Config // users and secrets; zero: the local profile
+	Live            live.Config     // the WebSocket endpoint /ws
+	Health          []HealthCheck   // what degrades /health/ready without making it fail
 	// EventRoles may send messages and signals (admins always); default
 	// worker and operator.
 	EventRoles []string
@@ -55,7 +56,7 @@ func (c Config) WithDefaults() Config {
 	c.Identity = c.Identity.WithDefaults()
 	c.Live = c.Live.WithDefaults()
 	if len(c.EventRoles) == 0 {
-		c.EventRoles = []string{RoleWorker, RoleOperator}
+		c.EventRoles = []string{identity.RoleWorker, identity.RoleOperator}
 	}
 	return c
 }
@@ -76,7 +77,7 @@ func (c Config) validate() error {
 	if c.RequestTimeout < 0 || c.ShutdownTimeout < 0 || c.RateWindow < 0 {
 		errs = append(errs, errors.New("server config: timeouts must not be negative"))
 	}
-	errs = append(errs, c.Identity.validate(), c.Live.Validate())
+	errs = append(errs, c.Identity.Validate(), c.Live.Validate())
 	return errors.Join(errs...)
 }
 
@@ -137,7 +138,7 @@ func (s *Server) routes() {
 	api := s.app.Group("/api/v1")
 	// Roles (admins have all): designers deploy, operators steer instances,
 	// workers complete the tasks they may see; any user may start and read.
-	designer, operator := requireRole(RoleDesigner), requireRole(RoleOperator)
+	designer, operator := identity.RequireRole(identity.RoleDesigner), identity.RequireRole(identity.RoleOperator)
 	api.Post("/definitions", designer, s.deploy)
 	api.Post("/instances", s.startInstance)
 	api.Get("/instances/:id", s.getInstance)
@@ -145,8 +146,8 @@ func (s *Server) routes() {
 	api.Post("/instances/:id/resume", operator, s.control((*engine.Engine).Resume))
 	api.Post("/instances/:id/cancel", operator, s.control((*engine.Engine).Cancel))
 	api.Get("/tasks", s.listTasks)
-	api.Post("/tasks/:id/complete", requireRole(RoleWorker), s.completeTask)
-	api.Post("/messages", requireRole(s.cfg.EventRoles...), s.correlate)
+	api.Post("/tasks/:id/complete", identity.RequireRole(identity.RoleWorker), s.completeTask)
+	api.Post("/messages", identity.RequireRole(s.cfg.EventRoles...), s.correlate)
 	s.routesV1(api)
 	s.liveRoutes()
 	s.pageRoutes()

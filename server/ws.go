@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server/identity"
 	"github.com/workflowpp/wfpp/server/live"
 )
 
@@ -23,11 +24,11 @@ func (s *Server) liveRoutes() {
 	}
 	h := live.New(src, s.eng.Queries(), s.log, s.cfg.Live, live.Access{
 		Instance: func(ctx context.Context, v live.Viewer, id string) error {
-			_, err := s.readInstance(ctx, v.(*User), id)
+			_, err := s.readInstance(ctx, v.(*identity.User), id)
 			return err
 		},
 		Definition: func(ctx context.Context, v live.Viewer, key string) error {
-			ok, err := s.mayReadDefinitionEvents(ctx, v.(*User), key)
+			ok, err := s.mayReadDefinitionEvents(ctx, v.(*identity.User), key)
 			if err == nil && !ok {
 				err = fmt.Errorf("definition %s: %w", key, engine.ErrNotFound)
 			}
@@ -43,9 +44,9 @@ func (s *Server) liveRoutes() {
 		if o := c.Get(fiber.HeaderOrigin); o != "" && !allowed(o, c.Get(fiber.HeaderHost)) {
 			return forbidden(fmt.Sprintf("origin %q may not open /ws: add it to the allowed origins", o))
 		}
-		return requireUser(c)
+		return identity.RequireUser(c)
 	}, fws.New(func(conn *fws.Conn) {
-		u, _ := conn.Locals(localUser).(*User)
+		u, _ := conn.Locals(identity.LocalsKey).(*identity.User)
 		h.Serve(conn.Conn, u)
 	}, fws.Config{ReadBufferSize: 4096, WriteBufferSize: 256}))
 	s.app.Hooks().OnShutdown(func() error {

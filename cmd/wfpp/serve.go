@@ -16,6 +16,7 @@ import (
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/engine/cache"
 	"github.com/workflowpp/wfpp/server"
+	"github.com/workflowpp/wfpp/server/identity"
 )
 
 // sampleBPMN is deployed on first start so a fresh server has a process.
@@ -41,11 +42,11 @@ var serveEnv = []struct{ name, doc string }{
 	{"WFPP_SYNC", "embedded server: full (default; survives power loss) or normal (survives kill -9, faster)"},
 	{"WFPP_EMBEDDED_ADDR", "loopback host:port of the embedded server (default a free port on 127.0.0.1)"},
 	{"WFPP_REDIS_URL", "Redis for the read cache, e.g. redis://redis:6379/0 (optional)"},
-	{server.EnvIdentityFile, "YAML or JSON file with users, groups, roles and secrets (none: the local profile)"},
-	{server.EnvUsers, "users without a file: name:bcrypt-hash:group,group:role,role entries"},
-	{server.EnvJWTSecret, "HS256 secret for bearer tokens"},
-	{server.EnvSessionSecret, "HMAC secret for session cookies"},
-	{server.EnvIdentityLocal, "true keeps the local profile on next to configured users"},
+	{identity.EnvIdentityFile, "YAML or JSON file with users, groups, roles and secrets (none: the local profile)"},
+	{identity.EnvUsers, "users without a file: name:bcrypt-hash:group,group:role,role entries"},
+	{identity.EnvJWTSecret, "HS256 secret for bearer tokens"},
+	{identity.EnvSessionSecret, "HMAC secret for session cookies"},
+	{identity.EnvIdentityLocal, "true keeps the local profile on next to configured users"},
 }
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -115,7 +116,7 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 	if err := deploySample(ctx, eng, log); err != nil {
 		return err
 	}
-	identity, err := server.LoadIdentity(os.Getenv)
+	identity, err := identity.Load(os.Getenv)
 	if err != nil {
 		return fmt.Errorf("identity (WFPP_IDENTITY_FILE, WFPP_USERS, WFPP_JWT_SECRET): %w", err)
 	}

@@ -40,11 +40,15 @@ func heapBytes() (live, now uint64) {
 }
 
 // overBudget says whether the live heap has grown by more than limit over
-// base: at once when the last GC (a growing heap triggers them) saw it so,
-// else after forcing a GC when the heap, garbage included, has grown so.
-func overBudget(base, limit uint64) bool {
+// base (the live heap) while an evaluation ran: at once when the last GC (a
+// growing heap triggers them) saw it so, or when the heap, garbage included,
+// grew by four times the limit over heapBase (the heap, garbage included, as
+// the evaluation began: what others left is not its doing; a runaway gets
+// there a doubling or two before a GC sees it live); else after forcing a GC
+// when the heap, garbage included, has grown by limit.
+func overBudget(base, heapBase, limit uint64) bool {
 	live, now := heapBytes()
-	if live > base+limit {
+	if live > base+limit || now > heapBase+4*limit {
 		return true
 	}
 	if now <= base+limit {

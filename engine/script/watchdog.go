@@ -29,7 +29,8 @@ type watchdog struct {
 	mu       sync.Mutex // serialises ticks
 	lastGen  uint64
 	seenAt   time.Time
-	heapBase uint64 // the smallest live heap seen while lastGen ran
+	liveBase uint64 // the smallest live heap seen while lastGen ran
+	heapBase uint64 // the smallest heap, garbage included, seen while it ran
 	counted  bool   // lastGen counts in watched
 }
 
@@ -110,7 +111,7 @@ func (w *watchdog) tick() {
 	switch {
 	case g != w.lastGen:
 		w.lastGen, w.seenAt = g, now
-		w.heapBase, _ = heapBytes()
+		w.liveBase, w.heapBase = heapBytes()
 		w.counted = true
 		watched.Add(1)
 	case now.Sub(w.seenAt) >= budget:
@@ -126,8 +127,7 @@ func (w *watchdog) tick() {
 // seen while this evaluation ran: a GC that frees what an earlier runaway
 // left lowers the base, so its garbage does not raise this one's allowance.
 func (w *watchdog) overBudget() bool {
-	if live, _ := heapBytes(); live < w.heapBase {
-		w.heapBase = live
-	}
-	return overBudget(w.heapBase, w.memory*uint64(max(watched.Load(), 1))) //nolint:gosec // a count
+	live, now := heapBytes()
+	w.liveBase, w.heapBase = min(w.liveBase, live), min(w.heapBase, now)
+	return overBudget(w.liveBase, w.heapBase, w.memory*uint64(max(watched.Load(), 1))) //nolint:gosec // a count
 }

@@ -1,48 +1,15 @@
-package server
+package identity
 
 import (
 	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/crypto/bcrypt"
 )
-
-// identityRoutes installs authentication and CSRF checks for every route
-// registered after it, and POST /login, POST /logout, GET /api/v1/me (who
-// the request acts as). Call it before the routes that need a user.
-func (s *Server) identityRoutes() {
-	a := newAuthenticator(s.cfg.Identity)
-	s.app.Use(a.authenticate, checkCSRF)
-	s.app.Use("/api", requireUser)
-	s.app.Get("/api/v1/me", func(c *fiber.Ctx) error { return c.JSON(CurrentUser(c)) })
-	s.app.Post("/login", a.login)
-	s.app.Post("/logout", a.logout)
-	var once sync.Once
-	var other bool
-	// The pages render GET /login; this plain form stands in while they do not.
-	s.app.Get("/login", func(c *fiber.Ctx) error {
-		once.Do(func() { other = countRoutes(s.app, fiber.MethodGet, "/login") > 1 })
-		if other {
-			return c.Next()
-		}
-		return loginForm(c)
-	})
-}
-
-func countRoutes(app *fiber.App, method, path string) int {
-	n := 0
-	for _, r := range app.GetRoutes(true) {
-		if r.Method == method && r.Path == path {
-			n++
-		}
-	}
-	return n
-}
 
 type loginBody struct {
 	Name     string `json:"name" form:"name"`
@@ -53,10 +20,10 @@ type loginBody struct {
 // login is POST /login (form or JSON: name, password, next). A form gets a
 // 303 to next (or /), or back to /login?error=invalid; JSON gets the user
 // and the CSRF token, or 401.
-func (a *authenticator) login(c *fiber.Ctx) error {
+func (a *Authenticator) Login(c *fiber.Ctx) error {
 	var b loginBody
 	if err := c.BodyParser(&b); err != nil {
-		return badRequest("login body: %v: send name and password as a form or JSON", err)
+		return &Error{Status: http.StatusBadRequest, Code: "invalid_input", Message: "login body: " + err.Error() + ": send name and password as a form or JSON"}
 	}
 	wantsJSON := strings.HasPrefix(c.Get(fiber.HeaderContentType), fiber.MIMEApplicationJSON)
 	u := a.check(b.Name, b.Password)
@@ -80,7 +47,7 @@ func (a *authenticator) login(c *fiber.Ctx) error {
 
 // check returns the user for name and password, or nil. In the local
 // profile the demo user logs in without a password.
-func (a *authenticator) check(name, password string) *User {
+func (a *Authenticator) check(name, password string) *User {
 	cu, ok := a.cfg.user(name)
 	if !ok {
 		if a.cfg.Local && (name == "" || name == LocalUserName) {
@@ -99,7 +66,7 @@ func (a *authenticator) check(name, password string) *User {
 
 // logout is POST /logout: it ends the session (a cookie-authenticated
 // write, so it needs the CSRF token).
-func (a *authenticator) logout(c *fiber.Ctx) error {
+func (a *Authenticator) Logout(c *fiber.Ctx) error {
 	for _, name := range []string{SessionCookie, CSRFCookie} {
 		c.Cookie(&fiber.Cookie{
 			Name: name, Value: "", Path: "/", Expires: time.Unix(1, 0), MaxAge: -1,
@@ -132,7 +99,7 @@ var loginTmpl = template.Must(template.New("login").Parse(`<!doctype html>
 <button type="submit">Log in</button>
 </form></body></html>`))
 
-func loginForm(c *fiber.Ctx) error {
+func LoginForm(c *fiber.Ctx) error {
 	c.Type("html", "utf-8")
 	return loginTmpl.Execute(c.Response().BodyWriter(), map[string]any{
 		"Error": c.Query("error") != "",

@@ -1,4 +1,4 @@
-package server
+package identity
 
 import (
 	"crypto/hmac"
@@ -20,10 +20,10 @@ import (
 // SessionCookie holds the signed session of a user logged in through /login.
 const SessionCookie = "wfpp_session"
 
-// authenticator finds the user of a request: bearer token, session cookie,
+// Authenticator finds the user of a request: bearer token, session cookie,
 // or the local profile's demo admin.
-type authenticator struct {
-	cfg        IdentityConfig
+type Authenticator struct {
+	cfg        Config
 	jwtKey     []byte
 	sessionKey []byte
 	// dummyHash is compared against when a name is unknown, so a failed
@@ -31,8 +31,8 @@ type authenticator struct {
 	dummyHash []byte
 }
 
-func newAuthenticator(cfg IdentityConfig) *authenticator {
-	a := &authenticator{cfg: cfg, jwtKey: []byte(cfg.JWTSecret)}
+func NewAuthenticator(cfg Config) *Authenticator {
+	a := &Authenticator{cfg: cfg, jwtKey: []byte(cfg.JWTSecret)}
 	switch {
 	case cfg.SessionSecret != "":
 		a.sessionKey = []byte(cfg.SessionSecret)
@@ -51,6 +51,16 @@ func newAuthenticator(cfg IdentityConfig) *authenticator {
 	return a
 }
 
+// Error is a refusal with its HTTP status and the API's error code; the
+// server writes it as its error envelope.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
 func unauthorized(msg string) *Error {
 	return &Error{Status: http.StatusUnauthorized, Code: "unauthorized", Message: msg}
 }
@@ -61,7 +71,7 @@ func forbidden(msg string) *Error {
 
 // authenticate sets the request's user. A bad bearer token is 401; a bad
 // session cookie is ignored (the request is anonymous or local).
-func (a *authenticator) authenticate(c *fiber.Ctx) error {
+func (a *Authenticator) Authenticate(c *fiber.Ctx) error {
 	if h := c.Get(fiber.HeaderAuthorization); h != "" {
 		scheme, token, _ := strings.Cut(h, " ")
 		if !strings.EqualFold(scheme, "Bearer") || token == "" {
@@ -72,17 +82,17 @@ func (a *authenticator) authenticate(c *fiber.Ctx) error {
 			c.Set(fiber.HeaderWWWAuthenticate, `Bearer error="invalid_token"`)
 			return unauthorized("bearer token refused: " + err.Error())
 		}
-		c.Locals(localUser, u)
+		c.Locals(LocalsKey, u)
 		return c.Next()
 	}
 	if v := c.Cookies(SessionCookie); v != "" {
 		if u, ok := a.session(v, time.Now()); ok {
-			c.Locals(localUser, u)
+			c.Locals(LocalsKey, u)
 			return c.Next()
 		}
 	}
 	if a.cfg.Local {
-		c.Locals(localUser, localDemo("local"))
+		c.Locals(LocalsKey, localDemo("local"))
 	}
 	return c.Next()
 }
@@ -91,8 +101,8 @@ func localDemo(via string) *User {
 	return &User{Name: LocalUserName, Groups: slices.Clone(localUserGroups), Roles: []string{RoleAdmin}, Local: true, Via: via}
 }
 
-// requireUser refuses anonymous requests with 401.
-func requireUser(c *fiber.Ctx) error {
+// RequireUser refuses anonymous requests with 401.
+func RequireUser(c *fiber.Ctx) error {
 	if CurrentUser(c) == nil {
 		c.Set(fiber.HeaderWWWAuthenticate, "Bearer")
 		return unauthorized("authentication required: send \"Authorization: Bearer <JWT>\" or log in at /login")
@@ -100,14 +110,14 @@ func requireUser(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// requireRole lets a request through when its user has one of roles (admins
+// RequireRole lets a request through when its user has one of roles (admins
 // always); anonymous requests get 401, others 403. Deploy: designer; pause,
 // cancel, modify: operator; tasks: worker (then check User.MayWork).
-func requireRole(roles ...string) fiber.Handler {
+func RequireRole(roles ...string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		u := CurrentUser(c)
 		if u == nil {
-			return requireUser(c)
+			return RequireUser(c)
 		}
 		for _, r := range roles {
 			if u.Has(r) {
@@ -129,7 +139,7 @@ var errNoJWTSecret = errors.New("the server has no JWT secret configured")
 
 // bearer verifies an HS256 token. Without a roles claim the user gets the
 // roles configured for sub, or worker.
-func (a *authenticator) bearer(token string) (*User, error) {
+func (a *Authenticator) bearer(token string) (*User, error) {
 	if len(a.jwtKey) == 0 {
 		return nil, errNoJWTSecret
 	}
@@ -164,18 +174,18 @@ func (a *authenticator) bearer(token string) (*User, error) {
 // A session cookie is base64url(name).expiry-unix.base64url(hmac); groups
 // and roles come from the configuration on every request, so a removed user
 // is logged out at once.
-func (a *authenticator) sign(name string, exp time.Time) string {
+func (a *Authenticator) sign(name string, exp time.Time) string {
 	payload := base64.RawURLEncoding.EncodeToString([]byte(name)) + "." + strconv.FormatInt(exp.Unix(), 10)
 	return payload + "." + base64.RawURLEncoding.EncodeToString(a.mac(payload))
 }
 
-func (a *authenticator) mac(payload string) []byte {
+func (a *Authenticator) mac(payload string) []byte {
 	m := hmac.New(sha256.New, a.sessionKey)
 	m.Write([]byte(payload))
 	return m.Sum(nil)
 }
 
-func (a *authenticator) session(v string, now time.Time) (*User, bool) {
+func (a *Authenticator) session(v string, now time.Time) (*User, bool) {
 	i := strings.LastIndexByte(v, '.')
 	if i < 0 {
 		return nil, false

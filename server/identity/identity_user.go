@@ -1,4 +1,4 @@
-package server
+package identity
 
 import (
 	"slices"
@@ -8,7 +8,7 @@ import (
 	"github.com/workflowpp/wfpp/engine"
 )
 
-const localUser = "wfpp.user"
+const LocalsKey = "wfpp.user"
 
 // User is who a request acts as.
 type User struct {
@@ -26,7 +26,7 @@ type User struct {
 // request (possible only on routes that do not require a user, such as
 // pages and /login).
 func CurrentUser(c *fiber.Ctx) *User {
-	u, _ := c.Locals(localUser).(*User)
+	u, _ := c.Locals(LocalsKey).(*User)
 	return u
 }
 
@@ -53,11 +53,11 @@ func (u *User) MayWork(t *engine.Task) bool {
 	if u.Has(RoleAdmin) || t.Assignee == u.Name {
 		return true
 	}
-	return t.Assignee == "" && u.candidate(t)
+	return t.Assignee == "" && u.Candidate(t)
 }
 
 // candidate reports whether u is among the candidates of t, assigned or not.
-func (u *User) candidate(t *engine.Task) bool {
+func (u *User) Candidate(t *engine.Task) bool {
 	if slices.Contains(t.CandidateUsers, u.Name) {
 		return true
 	}
@@ -73,7 +73,7 @@ func (u *User) candidate(t *engine.Task) bool {
 // work on it, and, when someone claimed it, when u was a candidate (it
 // leaves u's inbox). It makes *User a live.Viewer.
 func (u *User) HearsTask(t *engine.Task, change string) bool {
-	return u.MayWork(t) || (change == "claimed" && u != nil && u.candidate(t))
+	return u.MayWork(t) || (change == "claimed" && u != nil && u.Candidate(t))
 }
 
 // String names u in logs.

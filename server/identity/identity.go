@@ -1,4 +1,4 @@
-package server
+package identity
 
 import (
 	"errors"
@@ -32,18 +32,18 @@ var localUserGroups = []string{"managers", "demo"}
 
 const SessionTTLDefault = 12 * time.Hour
 
-// Environment variables LoadIdentity reads.
+// Environment variables Load reads.
 const (
-	EnvIdentityFile  = "WFPP_IDENTITY_FILE"  // YAML or JSON file holding an IdentityConfig
+	EnvIdentityFile  = "WFPP_IDENTITY_FILE"  // YAML or JSON file holding an Config
 	EnvJWTSecret     = "WFPP_JWT_SECRET"     // HS256 secret for bearer tokens
 	EnvSessionSecret = "WFPP_SESSION_SECRET" // HMAC secret for session cookies
 	EnvUsers         = "WFPP_USERS"          // name:bcrypt-hash:group,group:role,role entries separated by ';' or spaces
 	EnvIdentityLocal = "WFPP_IDENTITY_LOCAL" // "true" keeps the local profile on next to configured users
 )
 
-// IdentityConfig says who may use the server. The zero value is the local
+// Config says who may use the server. The zero value is the local
 // profile: requests without credentials act as the demo admin.
-type IdentityConfig struct {
+type Config struct {
 	Users []UserConfig `json:"users" yaml:"users"`
 	// JWTSecret verifies bearer tokens (HS256). Empty: bearer tokens are refused.
 	JWTSecret string `json:"jwtSecret" yaml:"jwtSecret"`
@@ -67,7 +67,7 @@ type UserConfig struct {
 
 // WithDefaults returns c with the local profile switched on when nothing
 // else is configured, and the session lifetime set.
-func (c IdentityConfig) WithDefaults() IdentityConfig {
+func (c Config) WithDefaults() Config {
 	if len(c.Users) == 0 && c.JWTSecret == "" {
 		c.Local = true
 	}
@@ -77,7 +77,7 @@ func (c IdentityConfig) WithDefaults() IdentityConfig {
 	return c
 }
 
-func (c IdentityConfig) validate() error {
+func (c Config) Validate() error {
 	var errs []error
 	seen := map[string]bool{}
 	for i, u := range c.Users {
@@ -110,7 +110,7 @@ func (c IdentityConfig) validate() error {
 }
 
 // Describe says in one line how requests are authenticated, for the startup log.
-func (c IdentityConfig) Describe() string {
+func (c Config) Describe() string {
 	c = c.WithDefaults()
 	var parts []string
 	if c.Local {
@@ -128,7 +128,7 @@ func (c IdentityConfig) Describe() string {
 	return "identity: " + strings.Join(parts, "; ")
 }
 
-func (c IdentityConfig) user(name string) (UserConfig, bool) {
+func (c Config) user(name string) (UserConfig, bool) {
 	for _, u := range c.Users {
 		if u.Name == name {
 			return u, true
@@ -137,12 +137,12 @@ func (c IdentityConfig) user(name string) (UserConfig, bool) {
 	return UserConfig{}, false
 }
 
-// LoadIdentity reads the identity configuration from the file named by
+// Load reads the identity configuration from the file named by
 // WFPP_IDENTITY_FILE, or else from WFPP_USERS, WFPP_JWT_SECRET and
 // WFPP_SESSION_SECRET. With none of them set it returns the local profile.
 // getenv is os.Getenv outside tests.
-func LoadIdentity(getenv func(string) string) (IdentityConfig, error) {
-	var c IdentityConfig
+func Load(getenv func(string) string) (Config, error) {
+	var c Config
 	if path := getenv(EnvIdentityFile); path != "" {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -172,7 +172,7 @@ func LoadIdentity(getenv func(string) string) (IdentityConfig, error) {
 		c.Local = true
 	}
 	c = c.WithDefaults()
-	return c, c.validate()
+	return c, c.Validate()
 }
 
 // parseUsers reads name:hash:groups:roles entries; bcrypt hashes hold no ':' or ';'.

@@ -1,4 +1,4 @@
-package server
+package identity
 
 import (
 	"crypto/rand"
@@ -29,7 +29,7 @@ const (
 	localCSRF = "wfpp.csrf"
 )
 
-func checkCSRF(c *fiber.Ctx) error {
+func CheckCSRF(c *fiber.Ctx) error {
 	switch c.Method() {
 	case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions, fiber.MethodTrace:
 		return c.Next()
