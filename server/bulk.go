@@ -37,6 +37,24 @@ type bulkFailed struct {
 	Error string `json:"error"`
 }
 
+// bulk runs do on the first BulkMax of items (none on a dry run) and says
+// how it went; do returns the item's id and what became of it.
+func bulk[T any](dryRun bool, items []T, do func(T) (string, error)) bulkResult {
+	res := bulkResult{DryRun: dryRun, Matched: len(items), Failed: []bulkFailed{}}
+	if dryRun {
+		return res
+	}
+	for _, it := range items[:min(len(items), BulkMax)] {
+		if id, err := do(it); err != nil {
+			e := classify(err)
+			res.Failed = append(res.Failed, bulkFailed{ID: id, Code: e.Code, Error: e.Message})
+			continue
+		}
+		res.Done++
+	}
+	return res
+}
+
 func (b bulkBody) matches(instance, definition, element string) bool {
 	return (b.Instance == "" || b.Instance == instance) && (b.Definition == "" || b.Definition == definition) &&
 		(b.ElementID == "" || b.ElementID == element)
@@ -64,18 +82,10 @@ func (s *Server) retryIncidents(c *fiber.Ctx) error {
 			ids = append(ids, i)
 		}
 	}
-	res := bulkResult{DryRun: b.DryRun, Matched: len(ids), Failed: []bulkFailed{}}
-	for _, i := range ids[:min(len(ids), BulkMax)] {
-		if b.DryRun {
-			break
-		}
-		if _, err := s.eng.ResolveIncident(ctx, i.InstanceID, i.ID, b.Variables); err != nil {
-			e := classify(err)
-			res.Failed = append(res.Failed, bulkFailed{ID: i.ID, Code: e.Code, Error: e.Message})
-			continue
-		}
-		res.Done++
-	}
+	res := bulk(b.DryRun, ids, func(i engine.Incident) (string, error) {
+		_, err := s.eng.ResolveIncident(ctx, i.InstanceID, i.ID, b.Variables)
+		return i.ID, err
+	})
 	s.log.Info("incidents retried", "matched", res.Matched, "done", res.Done, "failed", len(res.Failed), "dry_run", b.DryRun,
 		"user", actorOf(c).Name, "correlation_id", correlationID(c))
 	return c.JSON(res)
@@ -103,18 +113,10 @@ func (s *Server) replayDeadLetters(c *fiber.Ctx) error {
 			sel = append(sel, d)
 		}
 	}
-	res := bulkResult{DryRun: b.DryRun, Matched: len(sel), Failed: []bulkFailed{}}
-	for _, d := range sel[:min(len(sel), BulkMax)] {
-		if b.DryRun {
-			break
-		}
-		if _, _, err := s.eng.ReplayDeadLetter(ctx, d.ID, b.Variables); err != nil {
-			e := classify(err)
-			res.Failed = append(res.Failed, bulkFailed{ID: d.ID, Code: e.Code, Error: e.Message})
-			continue
-		}
-		res.Done++
-	}
+	res := bulk(b.DryRun, sel, func(d engine.DeadLetter) (string, error) {
+		_, _, err := s.eng.ReplayDeadLetter(ctx, d.ID, b.Variables)
+		return d.ID, err
+	})
 	s.log.Info("dead letters replayed", "matched", res.Matched, "done", res.Done, "failed", len(res.Failed), "dry_run", b.DryRun,
 		"user", actorOf(c).Name, "correlation_id", correlationID(c))
 	return c.JSON(res)
