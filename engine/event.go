@@ -88,3 +88,58 @@ type TaskExporter interface {
 type ExporterFunc func(events []Event)
 
 func (f ExporterFunc) Export(events []Event) { f(events) }
+
+// TaskDetail is the detail of a task event (task.*), typed: the engine
+// writes it and the inbox, the task history and the live hub read it.
+type TaskDetail struct {
+	TaskID    string
+	By        string         // who acted
+	Assignee  string         // the task's assignee after the event
+	Previous  string         // the assignee before (claimed, released, delegated)
+	Text      string         // a comment
+	Reason    string         // why a listener denied an assignment or completion
+	Event     string         // the transition a listener denied
+	Variables map[string]any // the values a completion submitted
+}
+
+// detail is d as an event's Detail, without empty fields.
+func (d TaskDetail) detail() map[string]any {
+	m := map[string]any{"taskId": d.TaskID}
+	for k, v := range map[string]string{
+		"by": d.By, "assignee": d.Assignee, "previous": d.Previous, "text": d.Text,
+		"reason": d.Reason, "event": d.Event,
+	} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	if d.Variables != nil {
+		m["variables"] = d.Variables
+	}
+	return m
+}
+
+// Task returns the detail of a task event; ok is false for other events.
+func (e *Event) Task() (d TaskDetail, ok bool) {
+	if d.TaskID, ok = e.Detail["taskId"].(string); !ok || d.TaskID == "" {
+		return TaskDetail{}, false
+	}
+	d.By, _ = e.Detail["by"].(string)
+	d.Assignee, _ = e.Detail["assignee"].(string)
+	d.Previous, _ = e.Detail["previous"].(string)
+	d.Text, _ = e.Detail["text"].(string)
+	d.Reason, _ = e.Detail["reason"].(string)
+	d.Event, _ = e.Detail["event"].(string)
+	d.Variables, _ = e.Detail["variables"].(map[string]any)
+	return d, true
+}
+
+// StartedDefinition is the definition key an instance.started event names,
+// or "" for other events.
+func (e *Event) StartedDefinition() string {
+	if e.Type != EventInstanceStarted {
+		return ""
+	}
+	key, _ := e.Detail["definition"].(string)
+	return key
+}

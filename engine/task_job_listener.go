@@ -77,7 +77,7 @@ func (x *instance) listenerDone(t *token, result map[string]any) {
 		reason, _ := result["deniedReason"].(string)
 		t.listener, t.status, task.Pending = nil, TokenTask, ""
 		x.taskChanges = append(x.taskChanges, *task)
-		x.emit(EventTaskDenied, t.node, t, map[string]any{"taskId": task.ID, "event": l.Event, "reason": reason})
+		x.emit(EventTaskDenied, t.node, t, TaskDetail{TaskID: task.ID, Event: l.Event, Reason: reason}.detail())
 		return
 	}
 	ls := jobListeners(t.node, l.Event)

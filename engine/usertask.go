@@ -27,7 +27,7 @@ func (x *instance) createTask(t *token) {
 	t.status, t.taskID = TokenTask, task.ID
 	x.addTask(task)
 	x.taskChanges = append(x.taskChanges, *task)
-	x.emit(EventTaskCreated, n, t, map[string]any{"taskId": task.ID, "assignee": task.Assignee})
+	x.emit(EventTaskCreated, n, t, TaskDetail{TaskID: task.ID, Assignee: task.Assignee}.detail())
 	if t.outer == 0 {
 		x.armBoundaries(t)
 	}
@@ -125,7 +125,7 @@ func (x *instance) finishCompletion(t *token, task *Task, by string, vars map[st
 	task.Status, task.Ended, task.CompletedBy = TaskCompleted, &now, by
 	delete(x.tasks, task.ID)
 	x.taskChanges = append(x.taskChanges, *task)
-	x.emit(EventTaskDone, t.node, t, map[string]any{"taskId": task.ID, "by": by, "variables": vars})
+	x.emit(EventTaskDone, t.node, t, TaskDetail{TaskID: task.ID, By: by, Variables: vars}.detail())
 	x.finishActivity(t, vars)
 }
 
@@ -166,7 +166,7 @@ func (x *instance) applyAssignment(t *token, task *Task, a *Assignment, previous
 	}
 	task.Assignee = to
 	x.taskChanges = append(x.taskChanges, *task)
-	x.emit(typ, t.node, t, map[string]any{"taskId": task.ID, "assignee": to, "by": a.By, "previous": previous})
+	x.emit(typ, t.node, t, TaskDetail{TaskID: task.ID, Assignee: to, By: a.By, Previous: previous}.detail())
 	if len(set) > 0 {
 		x.setVars(set)
 		x.emit(EventVariablesChanged, t.node, t, map[string]any{"variables": keys(set), "by": "task listener"})
@@ -181,7 +181,7 @@ func (x *instance) commentTask(id string, c *Comment) error {
 	}
 	task.Comments = append(task.Comments, TaskComment{User: c.By, Time: x.now, Text: c.Text})
 	x.taskChanges = append(x.taskChanges, *task)
-	x.emit(EventTaskCommented, t.node, t, map[string]any{"taskId": task.ID, "by": c.By, "text": c.Text})
+	x.emit(EventTaskCommented, t.node, t, TaskDetail{TaskID: task.ID, By: c.By, Text: c.Text}.detail())
 	return nil
 }
 
@@ -213,7 +213,7 @@ func (x *instance) cancelTask(t *token) {
 	task.Status, task.Ended = TaskCancelled, &now
 	delete(x.tasks, task.ID)
 	x.taskChanges = append(x.taskChanges, *task)
-	x.emit(EventTaskCanceled, t.node, t, map[string]any{"taskId": task.ID})
+	x.emit(EventTaskCanceled, t.node, t, TaskDetail{TaskID: task.ID}.detail())
 }
 
 func (x *instance) evalTime(vars map[string]any, text string) (time.Time, error) {

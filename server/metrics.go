@@ -80,7 +80,7 @@ func (m *metrics) Export(events []engine.Event) {
 	for _, ev := range events {
 		switch ev.Type {
 		case engine.EventInstanceStarted:
-			key, _ := ev.Detail["definition"].(string)
+			key := ev.StartedDefinition()
 			if key == "" {
 				key = unknownDefinition
 			}

@@ -31,18 +31,16 @@ func (s *Service) History(ctx context.Context, t Task) ([]HistoryEntry, error) {
 	}
 	out := []HistoryEntry{}
 	for _, e := range events {
-		if id, _ := e.Detail["taskId"].(string); id != t.ID {
+		d, ok := e.Task()
+		if !ok || d.TaskID != t.ID {
 			continue
 		}
-		h := HistoryEntry{Time: e.Time, Type: string(e.Type)[len("task."):]}
-		h.By, _ = e.Detail["by"].(string)
-		h.Assignee, _ = e.Detail["assignee"].(string)
-		h.Text, _ = e.Detail["text"].(string)
+		h := HistoryEntry{Time: e.Time, Type: string(e.Type)[len("task."):], By: d.By, Assignee: d.Assignee, Text: d.Text}
 		if e.Type == engine.EventTaskDenied {
-			h.Text, _ = e.Detail["reason"].(string)
+			h.Text = d.Reason
 		}
 		if e.Type == engine.EventTaskDone {
-			h.Values, _ = e.Detail["variables"].(map[string]any)
+			h.Values = d.Variables
 		}
 		out = append(out, h)
 	}

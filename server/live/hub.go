@@ -237,11 +237,7 @@ func eventDefinition(ev *engine.Event) string {
 		}
 		return d
 	}
-	if ev.Type == engine.EventInstanceStarted {
-		d, _ := ev.Detail["definition"].(string)
-		return d
-	}
-	return ""
+	return ev.StartedDefinition()
 }
 
 // enqueue is the source's callback: it drops what nobody watches, copies
@@ -309,8 +305,8 @@ func (h *Hub) dispatchInstance(id string, evs []engine.Event) {
 		ev := &evs[i]
 		if inbox {
 			if change, ok := taskChange(ev.Type); ok {
-				if tid, _ := ev.Detail["taskId"].(string); tid != "" {
-					h.noteTask(taskNote{id: tid, change: change})
+				if d, ok := ev.Task(); ok {
+					h.noteTask(taskNote{id: d.TaskID, change: change})
 				}
 			}
 		}
