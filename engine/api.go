@@ -27,12 +27,12 @@ func (e *Engine) SetVariables(ctx context.Context, id, user string, vars map[str
 
 // Move takes a token off its node and puts it on another node of its scope.
 func (e *Engine) Move(ctx context.Context, id string, token uint64, elementID, user string) (*Snapshot, error) {
-	return e.control(ctx, command{kind: cmdMove, inst: id, token: token, text: elementID, user: user})
+	return e.control(ctx, command{kind: cmdMove, inst: id, token: token, target: elementID, user: user})
 }
 
 // ResolveIncident retries what an incident stopped, after merging vars (the fix).
 func (e *Engine) ResolveIncident(ctx context.Context, instanceID, incidentID string, vars map[string]any) (*Snapshot, error) {
-	return e.control(ctx, command{kind: cmdResolve, inst: instanceID, text: incidentID, vars: vars})
+	return e.control(ctx, command{kind: cmdResolve, inst: instanceID, incidentID: incidentID, vars: vars})
 }
 
 func (e *Engine) control(ctx context.Context, c command) (*Snapshot, error) {

@@ -53,11 +53,11 @@ func (x *instance) do(ctx context.Context, c command) error {
 	case cmdSignal:
 		err = x.signalArrived(c)
 	case cmdCompleteTask:
-		err = x.completeTask(c.text, c.task.complete)
+		err = x.completeTask(c.taskID, c.task.complete)
 	case cmdAssignTask:
-		err = x.assignTask(c.text, c.task.assign)
+		err = x.assignTask(c.taskID, c.task.assign)
 	case cmdCommentTask:
-		err = x.commentTask(c.text, c.task.comment)
+		err = x.commentTask(c.taskID, c.task.comment)
 	case cmdPause:
 		err = x.pause()
 	case cmdResume:
@@ -83,7 +83,7 @@ func (x *instance) reply(c command, err error) reply {
 	r := reply{snap: x.snapshot()}
 	if c.task != nil {
 		for i := range x.taskChanges {
-			if x.taskChanges[i].ID == c.text {
+			if x.taskChanges[i].ID == c.taskID {
 				t := x.taskChanges[i]
 				r.task = &t
 			}

@@ -26,23 +26,28 @@ const (
 )
 
 // command is one request to an instance's applier. It is a plain value so
-// that passing it through the inbox allocates nothing.
+// that passing it through the inbox allocates nothing. Each field holds one
+// thing whatever the kind; a kind uses the fields it needs.
 type command struct {
 	kind  commandKind
 	inst  string
-	token uint64
-	sub   uint64
-	job   uint64 // the job run a result is for
-	vars  map[string]any
-	err   error
-	text  string // task id, incident id, target element
-	task  *taskCommand
-	user  string // who asks, for task commands
-	key   string // message correlation key
-	start *startRequest
-	snap  *Snapshot
-	after time.Duration // retry delay asked for by the handler
-	reply chan<- reply
+	reply chan<- reply // the caller waiting for the answer; nil for the engine's own
+
+	token      uint64         // the token a job result, retry or move is for
+	sub        uint64         // the subscription (timer, message, signal) that fired
+	job        uint64         // the job run a result is for
+	vars       map[string]any // variables the command brings
+	err        error          // cmdJobFailed: the failure
+	after      time.Duration  // cmdJobFailed: the retry delay the handler asked for
+	taskID     string         // task commands: the task
+	task       *taskCommand   // task commands: what to do to it
+	incidentID string         // cmdResolve: the incident
+	target     string         // cmdMove: the element the token moves to
+	name       string         // cmdMessage, cmdSignal: the message or signal name
+	key        string         // cmdMessage: the correlation key
+	user       string         // who asks
+	start      *startRequest  // cmdStart
+	snap       *Snapshot      // cmdLoad: the stored instance
 }
 
 // reply answers a command that a caller waits on.

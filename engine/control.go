@@ -145,12 +145,12 @@ func (x *instance) move(c command) error {
 	if t == nil {
 		return fmt.Errorf("token %d is not in instance %s: %w", c.token, x.id, ErrNotFound)
 	}
-	target := x.proc.Node(c.text)
+	target := x.proc.Node(c.target)
 	switch {
 	case target == nil:
-		return fmt.Errorf("element %q is not in the process: %w", c.text, ErrNotFound)
+		return fmt.Errorf("element %q is not in the process: %w", c.target, ErrNotFound)
 	case target.Scope != t.node.Scope:
-		return fmt.Errorf("element %q is in another scope than the token: %w", c.text, ErrInvalidState)
+		return fmt.Errorf("element %q is in another scope than the token: %w", c.target, ErrInvalidState)
 	case target.Kind == model.KindBoundaryEvent || target.Kind == model.KindStartEvent && target.Trigger != model.TriggerNone:
 		return fmt.Errorf("a token cannot be moved onto %s %q: %w", target.Kind, target.ID, ErrInvalidState)
 	}

@@ -38,9 +38,9 @@ func (x *instance) incidentAt(t *token, kind, msg string, phase incidentPhase) *
 
 // resolve retries what an incident stopped, after the operator fixed its cause.
 func (x *instance) resolve(c command) error {
-	i := slices.IndexFunc(x.incidents, func(inc *Incident) bool { return inc.ID == c.text })
+	i := slices.IndexFunc(x.incidents, func(inc *Incident) bool { return inc.ID == c.incidentID })
 	if i < 0 {
-		return fmt.Errorf("incident %s is not open: %w", c.text, ErrNotFound)
+		return fmt.Errorf("incident %s is not open: %w", c.incidentID, ErrNotFound)
 	}
 	inc := x.incidents[i]
 	t := x.token(inc.TokenID)

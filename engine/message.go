@@ -89,7 +89,7 @@ func (e *Engine) Correlate(ctx context.Context, m Message) (int, error) {
 		return 0, err
 	}
 	if m.InstanceID != "" {
-		_, err := e.call(ctx, command{kind: cmdMessage, inst: m.InstanceID, text: m.Name, key: m.CorrelationKey, vars: m.Variables, user: "any"})
+		_, err := e.call(ctx, command{kind: cmdMessage, inst: m.InstanceID, name: m.Name, key: m.CorrelationKey, vars: m.Variables, user: "any"})
 		if err != nil {
 			return 0, err
 		}
@@ -125,7 +125,7 @@ func (x *instance) messageArrived(c command) error {
 	s := x.subscription(c.sub)
 	if c.sub == 0 { // by name within this instance
 		for _, o := range x.subs {
-			if o.Message == c.text && (c.key == "" || o.CorrelationKey == c.key) {
+			if o.Message == c.name && (c.key == "" || o.CorrelationKey == c.key) {
 				s = o
 				break
 			}

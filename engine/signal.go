@@ -31,7 +31,7 @@ func (e *Engine) Signal(ctx context.Context, name string, vars map[string]any) (
 	n := 0
 	key := signalSub(name, "", 0)
 	for _, s := range e.messages.candidates(key.name, "") {
-		_, err := e.call(ctx, command{kind: cmdSignal, inst: s.inst, text: name, vars: vars})
+		_, err := e.call(ctx, command{kind: cmdSignal, inst: s.inst, name: name, vars: vars})
 		switch {
 		case err == nil:
 			n++
@@ -48,7 +48,7 @@ func (e *Engine) Signal(ctx context.Context, name string, vars map[string]any) (
 // existed when it was thrown, then starts the definitions it starts.
 func (e *Engine) broadcast(ctx context.Context, name string, subs []messageSub) error {
 	for _, s := range subs {
-		_, err := e.call(ctx, command{kind: cmdSignal, inst: s.inst, text: name, sub: s.sub})
+		_, err := e.call(ctx, command{kind: cmdSignal, inst: s.inst, name: name, sub: s.sub})
 		if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrInstanceEnded) {
 			return err
 		}
@@ -62,12 +62,12 @@ func (e *Engine) broadcast(ctx context.Context, name string, subs []messageSub) 
 func (x *instance) signalArrived(c command) error {
 	var subs []*Subscription
 	for _, s := range x.subs {
-		if s.Signal == c.text && (c.sub == 0 || s.ID == c.sub) {
+		if s.Signal == c.name && (c.sub == 0 || s.ID == c.sub) {
 			subs = append(subs, s)
 		}
 	}
 	if len(subs) == 0 {
-		return fmt.Errorf("nothing in instance %s waits for signal %q: %w", x.id, c.text, ErrNotFound)
+		return fmt.Errorf("nothing in instance %s waits for signal %q: %w", x.id, c.name, ErrNotFound)
 	}
 	for _, s := range subs {
 		if x.subscription(s.ID) == nil {
@@ -78,7 +78,7 @@ func (x *instance) signalArrived(c command) error {
 			continue
 		}
 		n := x.proc.Node(s.ElementID)
-		x.emit(EventSignalReceived, n, t, map[string]any{"signal": c.text})
+		x.emit(EventSignalReceived, n, t, map[string]any{"signal": c.name})
 		x.trigger(t, s, n, c.vars)
 	}
 	return nil

@@ -125,7 +125,7 @@ func (e *Engine) taskCall(ctx context.Context, taskID string, c command) (*Task,
 	if task.Status != TaskOpen && c.kind != cmdCommentTask {
 		return nil, fmt.Errorf("task %s is %s: %w", taskID, task.Status, ErrTaskNotOpen)
 	}
-	c.inst, c.text = task.InstanceID, taskID
+	c.inst, c.taskID = task.InstanceID, taskID
 	r, err := e.call(ctx, c)
 	if err != nil {
 		return nil, err
