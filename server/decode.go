@@ -15,7 +15,7 @@ func sprintf(format string, args ...any) string { return fmt.Sprintf(format, arg
 
 // decode reads c's JSON body into v strictly. An empty body leaves v as is.
 func decode(c *fiber.Ctx, v any) error {
-	body := bytes.TrimSpace(c.Body())
+	body := bytes.TrimSpace(c.Request().Body()) // decoded values are copies: no need for Body()'s
 	if len(body) == 0 {
 		return nil
 	}

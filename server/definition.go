@@ -51,12 +51,12 @@ func (s *Server) deploy(c *fiber.Ctx) error {
 	default:
 		return badRequest("query parameter \"format\" is %q: use bpmn, dag, graph or form", q)
 	}
-	if len(c.Body()) == 0 {
+	if len(c.Request().Body()) == 0 {
 		return badRequest("request body is empty: send the definition's source")
 	}
 	// fasthttp reuses the body buffer after the handler returns: Deploy and
 	// DeployForm copy what they keep, so what they refuse costs no copy.
-	src := c.Body()
+	src := c.Request().Body() // not Body(): with Immutable set it copies
 	if format == formatForm || (format == "" && isFormSchema(src)) {
 		return s.deployFormSource(c, src)
 	}

@@ -40,10 +40,10 @@ type formView struct {
 // deployForm is POST /api/v1/forms: the body is a .form file (form-js JSON
 // with an "id"); 201 new version, 200 when it equals the latest.
 func (s *Server) deployForm(c *fiber.Ctx) error {
-	if len(c.Body()) == 0 {
+	if len(c.Request().Body()) == 0 {
 		return badRequest("request body is empty: send the .form file (form-js JSON with an \"id\")")
 	}
-	return s.deployFormSource(c, append([]byte(nil), c.Body()...))
+	return s.deployFormSource(c, c.Request().Body()) // DeployForm copies what it keeps
 }
 
 func (s *Server) deployFormSource(c *fiber.Ctx, src []byte) error {

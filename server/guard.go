@@ -24,7 +24,7 @@ func guardKeys(c *fiber.Ctx) error {
 	if c.Method() == fiber.MethodPost && sourceRoutes[strings.TrimSuffix(c.Path(), "/")] {
 		return c.Next() // a definition's source may carry "$schema"; the parsers check it
 	}
-	body := c.Body()
+	body := c.Request().Body() // read only: Body() would copy it (Immutable)
 	// Bodies are decoded as JSON whatever their Content-Type says, so every
 	// body is checked; the cheap test skips those without a "$ key.
 	if !bytes.Contains(body, []byte(`"$`)) {

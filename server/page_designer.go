@@ -52,10 +52,10 @@ func (s *Server) pageValidate(c *fiber.Ctx) error {
 			Message: "Content-Type must be application/xml or text/xml (BPMN), application/json (DAG or graph) or application/yaml (graph)",
 		}
 	}
-	if len(c.Body()) == 0 {
+	if len(c.Request().Body()) == 0 {
 		return badRequest("request body is empty: send the definition's source")
 	}
-	src := append([]byte(nil), c.Body()...)
+	src := c.Request().Body() // read only while the request lasts
 	def, err := s.eng.ParseAndValidate(src, format)
 	v := pageValidation{Problems: []model.Problem{}}
 	var (
