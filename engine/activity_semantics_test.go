@@ -206,7 +206,9 @@ func TestScriptTasks(t *testing.T) {
 	t.Run("endless script times out", func(t *testing.T) {
 		t.Parallel()
 		h := setup(t, withConfig(func(c *engine.Config) {
-			c.Script = script.Config{ScriptTimeout: 100 * time.Millisecond}
+			// Time, not memory, is what this case is about: the memory budget
+			// is measured on the heap this test process shares with others.
+			c.Script = script.Config{ScriptTimeout: 100 * time.Millisecond, MaxMemory: 1 << 40}
 		}))
 		inst := h.run("script_endless", nil)
 

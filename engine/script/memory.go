@@ -39,16 +39,25 @@ func heapBytes() (live, now uint64) {
 	return s[0].Value.Uint64(), s[1].Value.Uint64()
 }
 
+// heapGoal is the heap size at which the runtime plans its next GC: garbage
+// up to it is the normal churn of a busy process, not a runaway's doing.
+func heapGoal() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
 // overBudget says whether the live heap has grown by more than limit over
 // base (the live heap) while an evaluation ran: at once when the last GC (a
 // growing heap triggers them) saw it so, or when the heap, garbage included,
 // grew by four times the limit over heapBase (the heap, garbage included, as
-// the evaluation began: what others left is not its doing; a runaway gets
-// there a doubling or two before a GC sees it live); else after forcing a GC
-// when the heap, garbage included, has grown by limit.
+// the evaluation began: what others left is not its doing) and past the GC's
+// goal by the limit (churn stays under the goal; a runaway's huge strings
+// jump over it a doubling or two before a GC sees them live); else after
+// forcing a GC when the heap, garbage included, has grown by limit.
 func overBudget(base, heapBase, limit uint64) bool {
 	live, now := heapBytes()
-	if live > base+limit || now > heapBase+4*limit {
+	if live > base+limit || (now > heapBase+4*limit && now > heapGoal()+limit) {
 		return true
 	}
 	if now <= base+limit {
