@@ -41,6 +41,9 @@ func (f *effects) run(e *Engine) {
 	for _, s := range f.subscribe {
 		e.messages.add(s)
 	}
+	if len(f.subscribe) > 0 {
+		e.buffer.poke() // kept messages may match now that the index has them
+	}
 	for _, k := range f.unlock {
 		e.external.remove(k)
 	}

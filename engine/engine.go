@@ -75,7 +75,6 @@ func New(cfg Config) (*Engine, error) {
 		external: newExternalJobs(),
 	}
 	e.buffer = newMessageBuffer(e, cfg.MessageBuffer)
-	e.subscribers = append(e.subscribers, &subscriber{e.buffer})
 	e.startTimers.byKey = map[string][]Timer{}
 	e.defs = newDeployments(e)
 	e.workers = newWorkerPools(e)

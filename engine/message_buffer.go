@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -39,15 +41,17 @@ func (e *Engine) Publish(ctx context.Context, m Message, ttl time.Duration) (Pub
 	return Publication{Buffered: true, Expires: exp}, nil
 }
 
-// messageBuffer holds the messages Publish keeps. Each time an instance
-// opens a message subscription it tries them again. Its goroutine runs only
+// messageBuffer holds the messages Publish keeps. Each time instances open
+// message subscriptions (once they are in the index, see effects.run) it
+// tries them again. Its goroutine runs only
 // while messages wait, and Close joins it.
 type messageBuffer struct {
 	e   *Engine
 	max int
 
 	mu      sync.Mutex
-	items   []*bufferedMessage
+	items   []*bufferedMessage // oldest first
+	seq     uint64
 	running bool
 	closed  bool
 	timer   Timer // the next expiry's wake-up
@@ -59,6 +63,7 @@ type messageBuffer struct {
 type bufferedMessage struct {
 	msg     Message
 	expires time.Time
+	seq     uint64 // arrival order
 }
 
 func newMessageBuffer(e *Engine, max int) *messageBuffer {
@@ -79,7 +84,8 @@ func (b *messageBuffer) add(m Message, ttl time.Duration) (time.Time, error) {
 		return time.Time{}, ErrBufferFull
 	}
 	exp := now.Add(ttl)
-	b.items = append(b.items, &bufferedMessage{msg: m, expires: exp})
+	b.seq++
+	b.items = append(b.items, &bufferedMessage{msg: m, expires: exp, seq: b.seq})
 	if !b.running {
 		b.running = true
 		b.done = make(chan struct{})
@@ -87,16 +93,6 @@ func (b *messageBuffer) add(m Message, ttl time.Duration) (time.Time, error) {
 	}
 	b.poke()
 	return exp, nil
-}
-
-// Export implements Exporter: a new message subscription wakes the buffer.
-func (b *messageBuffer) Export(events []Event) {
-	for _, ev := range events {
-		if ev.Type == EventMessageSubscribed {
-			b.poke()
-			return
-		}
-	}
 }
 
 func (b *messageBuffer) poke() {
@@ -163,33 +159,49 @@ func (b *messageBuffer) deliver() {
 	items := append([]*bufferedMessage(nil), b.items...)
 	b.mu.Unlock()
 	for _, it := range items {
+		if !b.take(it) {
+			continue
+		}
+		// Taken out while it is tried: once delivered it frees its room at
+		// once, and no other attempt can deliver it twice.
 		ctx, cancel := context.WithTimeout(context.Background(), deliverTimeout)
 		n, err := b.e.Correlate(ctx, it.msg)
 		cancel()
 		switch {
 		case errors.Is(err, ErrNotFound):
+			b.putBack(it)
 			continue
 		case err != nil:
 			b.e.cfg.Logger.Warn("buffered message not delivered", "message", it.msg.Name, "correlation_key", it.msg.CorrelationKey, "err", err)
+			b.putBack(it)
 			continue
 		}
 		b.e.cfg.Logger.Debug("buffered message delivered", "message", it.msg.Name, "correlation_key", it.msg.CorrelationKey, "correlated", n)
-		b.remove(it)
 	}
 }
 
 // deliverTimeout bounds one delivery attempt of a buffered message.
 const deliverTimeout = 10 * time.Second
 
-func (b *messageBuffer) remove(it *bufferedMessage) {
+// take removes it from the buffer; false when it is gone already.
+func (b *messageBuffer) take(it *bufferedMessage) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for i, o := range b.items {
 		if o == it {
 			b.items = append(b.items[:i], b.items[i+1:]...)
-			return
+			return true
 		}
 	}
+	return false
+}
+
+// putBack returns an undelivered message to its place in arrival order.
+func (b *messageBuffer) putBack(it *bufferedMessage) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	i, _ := slices.BinarySearchFunc(b.items, it.seq, func(o *bufferedMessage, seq uint64) int { return cmp.Compare(o.seq, seq) })
+	b.items = slices.Insert(b.items, i, it)
 }
 
 // close stops the goroutine and waits for it.
