@@ -1,19 +1,17 @@
 package script
 
 import (
-	"runtime"
 	"runtime/metrics"
 	"sync/atomic"
-	"time"
 )
 
 // Memory budget. goja cannot say what one runtime allocates, and the Go
 // runtime counts per process, not per goroutine. So the watchdog measures
 // the process heap while an evaluation runs: from the first tick that sees
-// an evaluation it notes the smallest live heap (as of the last GC); on later ticks,
-// when the heap has grown by more than the budget times the evaluations
-// being watched, it forces a GC (at most one per gcEvery, process-wide) and
-// interrupts the evaluation if the live heap is still that much larger.
+// an evaluation it notes the smallest heap seen, live (as of the last GC) and
+// garbage included; on later ticks it interrupts the evaluation once the heap
+// has grown by more than the budget times the evaluations being watched
+// (see overBudget).
 //
 // What this bounds: whatever a script builds and keeps (strings, arrays,
 // objects, concatenation, JSON) is stopped once the live heap has grown by
@@ -23,13 +21,8 @@ import (
 // (conditions, most scripts) are never measured and cost nothing; a
 // legitimate script running beside a runaway may be stopped with it.
 
-// gcEvery bounds how often the watchdogs force a garbage collection.
-const gcEvery = 50 * time.Millisecond
-
-var (
-	watched   atomic.Int64 // evaluations a watchdog tick is measuring
-	lastForce atomic.Int64 // unix nanoseconds of the last forced GC
-)
+// watched counts the evaluations a watchdog tick is measuring.
+var watched atomic.Int64
 
 // heapBytes returns the live heap as of the last GC and the heap now,
 // garbage included.
@@ -48,25 +41,17 @@ func heapGoal() uint64 {
 }
 
 // overBudget says whether the live heap has grown by more than limit over
-// base (the live heap) while an evaluation ran: at once when the last GC (a
-// growing heap triggers them) saw it so, or when the heap, garbage included,
-// grew by four times the limit over heapBase (the heap, garbage included, as
-// the evaluation began: what others left is not its doing) and past the GC's
+// base (the smallest live heap seen while the evaluation ran): when the last
+// GC (a growing heap triggers them) saw it so, or when the heap, garbage
+// included, grew by four times the limit over heapBase (the heap as the
+// evaluation began: what others left is not its doing) and past the GC's
 // goal by the limit (churn stays under the goal; a runaway's huge strings
-// jump over it a doubling or two before a GC sees them live); else after
-// forcing a GC when the heap, garbage included, has grown by limit.
+// jump over it a doubling or two before a GC sees them live).
+//
+// It never forces a GC: on a heap of gigabytes a forced GC waits for every
+// goroutine, a copy of a huge string included, and held up the watchdog,
+// its time budget too, for many seconds on a loaded machine.
 func overBudget(base, heapBase, limit uint64) bool {
 	live, now := heapBytes()
-	if live > base+limit || (now > heapBase+4*limit && now > heapGoal()+limit) {
-		return true
-	}
-	if now <= base+limit {
-		return false
-	}
-	last := lastForce.Load()
-	if t := time.Now().UnixNano(); t-last >= int64(gcEvery) && lastForce.CompareAndSwap(last, t) {
-		runtime.GC()
-	}
-	live, _ = heapBytes()
-	return live > base+limit
+	return live > base+limit || (now > heapBase+4*limit && now > heapGoal()+limit)
 }
