@@ -212,7 +212,7 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (rec DefinitionR
 	sum := sha256.Sum256(req.Source)
 	rec = DefinitionRecord{
 		Key: def.Key, Name: def.Name, Format: format, Checksum: hex.EncodeToString(sum[:]),
-		Source: bytes.Clone(req.Source), Enabled: true, // the caller's buffer may be reused Deployed: e.clock.Now(), Deployer: req.Deployer,
+		Source: bytes.Clone(req.Source), Enabled: true, Deployed: e.clock.Now(), Deployer: req.Deployer, // the caller's buffer may be reused
 	}
 	for _, p := range def.Processes {
 		rec.Processes = append(rec.Processes, p.ID)

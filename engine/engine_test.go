@@ -328,3 +328,22 @@ func detailStrings(t testing.TB, d map[string]any, key string) []string {
 	}
 	return out
 }
+
+// TestDeployRecordsWhoAndWhen: a deployed version says when and by whom, and
+// keeps its own copy of the source (the caller's buffer may be reused).
+func TestDeployRecordsWhoAndWhen(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	src, err := os.ReadFile(filepath.Join("testdata", "message_correlation.bpmn"))
+	require.NoError(t, err)
+	buf := append([]byte(nil), src...)
+	rec, created, err := h.e.Deploy(h.ctx, engine.DeployRequest{Source: buf, Deployer: "dora"})
+	require.NoError(t, err)
+	require.True(t, created)
+	clear(buf) // the caller reuses its buffer
+	stored, err := h.store.Definition(h.ctx, rec.Key, rec.Version)
+	require.NoError(t, err)
+	require.Equal(t, "dora", stored.Deployer)
+	require.Equal(t, epoch, stored.Deployed)
+	require.Equal(t, src, stored.Source)
+}
