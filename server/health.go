@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/workflowpp/wfpp/server/api"
 )
 
 const readyTimeout = 2 * time.Second
@@ -36,7 +37,7 @@ func (s *Server) ready(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(c.UserContext(), readyTimeout)
 	defer cancel()
 	if err := s.eng.Queries().Ping(ctx); err != nil {
-		return &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "store does not answer: " + err.Error()}
+		return &api.Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "store does not answer: " + err.Error()}
 	}
 	reasons := []healthReason{}
 	for _, h := range s.cfg.Health {

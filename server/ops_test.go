@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workflowpp/wfpp/server"
+	"github.com/workflowpp/wfpp/server/api"
 )
 
 func TestMetrics(t *testing.T) {
@@ -186,7 +187,7 @@ func TestRequestLoggedOnce(t *testing.T) {
 		{"/no/such/route", http.StatusNotFound},
 		{"/test/panic", http.StatusInternalServerError},
 	} {
-		req := map[string]string{server.CorrelationHeader: "corr-" + tc.path}
+		req := map[string]string{api.CorrelationHeader: "corr-" + tc.path}
 		resp := f.as(req, http.MethodGet, tc.path, nil, nil)
 		require.Equal(t, tc.status, resp.StatusCode)
 		var mine []map[string]any

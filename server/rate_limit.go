@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/limiter"
+	"github.com/workflowpp/wfpp/server/api"
 )
 
 // rateLimit limits starts and task completions per client IP to
@@ -22,9 +24,9 @@ func (s *Server) rateLimit() fiber.Handler {
 		Storage:    newLimitStore(),
 		Next:       func(c *fiber.Ctx) bool { return !limited(c) },
 		LimitReached: func(c *fiber.Ctx) error {
-			return &Error{
+			return &api.Error{
 				Status: http.StatusTooManyRequests, Code: "rate_limited",
-				Message: sprintf("more than %d starts or completions in %s from this client: wait and retry (see Retry-After)", s.cfg.RateLimit, s.cfg.RateWindow),
+				Message: fmt.Sprintf("more than %d starts or completions in %s from this client: wait and retry (see Retry-After)", s.cfg.RateLimit, s.cfg.RateWindow),
 			}
 		},
 	})

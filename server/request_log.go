@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/workflowpp/wfpp/server/api"
 )
 
 // observe logs every request once, with its status and latency, and records
@@ -15,7 +16,7 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	start := time.Now()
 	err := c.Next()
 	if err != nil {
-		if herr := s.handleError(c, err); herr != nil {
+		if herr := api.HandleError(c, err); herr != nil {
 			s.log.Error("writing error response", "err", herr)
 		}
 	}
@@ -32,7 +33,7 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	}
 	attrs := []any{
 		"method", c.Method(), "path", c.Path(), "status", status,
-		"latency_ms", float64(elapsed.Microseconds()) / 1000, "correlation_id", correlationID(c),
+		"latency_ms", float64(elapsed.Microseconds()) / 1000, "correlation_id", api.CorrelationID(c),
 	}
 	if err != nil {
 		attrs = append(attrs, "err", err.Error())

@@ -12,8 +12,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server/api"
 	"github.com/workflowpp/wfpp/server/identity"
 	"github.com/workflowpp/wfpp/server/live"
+	"github.com/workflowpp/wfpp/server/page"
 	"github.com/workflowpp/wfpp/tasks"
 )
 
@@ -93,6 +95,8 @@ type Server struct {
 	hub         *live.Hub
 	tasks       *tasks.Service
 	inbox       *tasks.Inbox
+	api         *api.Service
+	pages       *page.Service
 }
 
 // New builds a Server and its routes. It does not listen; call Listen or
@@ -112,12 +116,25 @@ func New(cfg Config) (*Server, error) {
 		BodyLimit:             cfg.BodyLimit,
 		DisableStartupMessage: true,
 		Immutable:             true, // ids from params outlive the request in logs and errors
-		ErrorHandler:          s.handleError,
+		ErrorHandler:          api.HandleError,
 		ReadTimeout:           cfg.RequestTimeout,
 		WriteTimeout:          cfg.RequestTimeout,
 	})
 	s.setup()
 	if err := s.loadInbox(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.api, err = api.New(api.Config{
+		Engine: s.eng, Tasks: s.tasks, Inbox: s.inbox, Logger: s.log,
+		RequestTimeout: cfg.RequestTimeout, EventRoles: cfg.EventRoles,
+	}); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.pages, err = page.New(page.Config{
+		Engine: s.eng, API: s.api, Tasks: s.tasks, Inbox: s.inbox, Logger: s.log, RequestTimeout: cfg.RequestTimeout,
+	}); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -135,22 +152,9 @@ func (s *Server) routes() {
 	s.app.Get("/health/ready", s.ready)
 
 	s.identityRoutes()
-	api := s.app.Group("/api/v1")
-	// Roles (admins have all): designers deploy, operators steer instances,
-	// workers complete the tasks they may see; any user may start and read.
-	designer, operator := identity.RequireRole(identity.RoleDesigner), identity.RequireRole(identity.RoleOperator)
-	api.Post("/definitions", designer, s.deploy)
-	api.Post("/instances", s.startInstance)
-	api.Get("/instances/:id", s.getInstance)
-	api.Post("/instances/:id/pause", operator, s.control((*engine.Engine).Pause))
-	api.Post("/instances/:id/resume", operator, s.control((*engine.Engine).Resume))
-	api.Post("/instances/:id/cancel", operator, s.control((*engine.Engine).Cancel))
-	api.Get("/tasks", s.listTasks)
-	api.Post("/tasks/:id/complete", identity.RequireRole(identity.RoleWorker), s.completeTask)
-	api.Post("/messages", identity.RequireRole(s.cfg.EventRoles...), s.correlate)
-	s.routesV1(api)
+	s.api.Routes(s.app.Group("/api/v1"))
 	s.liveRoutes()
-	s.pageRoutes()
+	s.pages.Routes(s.app)
 }
 
 // Listen serves on addr until ctx is done, then shuts down gracefully,
@@ -197,9 +201,4 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("shutting down http server: %w", err)
 	}
 	return <-errc
-}
-
-// ctx is the context of one engine or store call made for request c.
-func (s *Server) ctx(c *fiber.Ctx) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(c.UserContext(), s.cfg.RequestTimeout)
 }

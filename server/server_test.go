@@ -23,6 +23,7 @@ import (
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/engine/store/memstore"
 	"github.com/workflowpp/wfpp/server"
+	"github.com/workflowpp/wfpp/server/api"
 )
 
 type fixture struct {
@@ -158,7 +159,7 @@ func requireEnvelope(t *testing.T, resp *http.Response, status int, code string)
 	require.Equal(t, code, env.Error.Code)
 	require.NotEmpty(t, env.Error.Message)
 	require.NotEmpty(t, env.Error.CorrelationID)
-	require.Equal(t, env.Error.CorrelationID, resp.Header.Get(server.CorrelationHeader))
+	require.Equal(t, env.Error.CorrelationID, resp.Header.Get(api.CorrelationHeader))
 	require.False(t, env.Error.Timestamp.IsZero())
 	return env
 }
@@ -383,7 +384,7 @@ func TestErrors(t *testing.T) {
 	})
 	t.Run("correlation id is echoed", func(t *testing.T) {
 		req := httptest.NewRequest(http.MethodGet, "/api/v1/instances/nope", nil)
-		req.Header.Set(server.CorrelationHeader, "abc-123")
+		req.Header.Set(api.CorrelationHeader, "abc-123")
 		resp, err := f.srv.App().Test(req, -1)
 		require.NoError(t, err)
 		env := requireEnvelope(t, resp, http.StatusNotFound, "not_found")
@@ -497,7 +498,7 @@ func TestHealthAndListen(t *testing.T) {
 		resp, err := http.Get(base + path)
 		require.NoError(t, err)
 		require.Equal(t, http.StatusOK, resp.StatusCode, path)
-		require.NotEmpty(t, resp.Header.Get(server.CorrelationHeader))
+		require.NotEmpty(t, resp.Header.Get(api.CorrelationHeader))
 		require.NoError(t, resp.Body.Close())
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server/api"
 	"github.com/workflowpp/wfpp/server/identity"
 	"github.com/workflowpp/wfpp/server/live"
 )
@@ -24,11 +25,11 @@ func (s *Server) liveRoutes() {
 	}
 	h := live.New(src, s.eng.Queries(), s.log, s.cfg.Live, live.Access{
 		Instance: func(ctx context.Context, v live.Viewer, id string) error {
-			_, err := s.readInstance(ctx, v.(*identity.User), id)
+			_, err := s.api.ReadInstance(ctx, v.(*identity.User), id)
 			return err
 		},
 		Definition: func(ctx context.Context, v live.Viewer, key string) error {
-			ok, err := s.mayReadDefinitionEvents(ctx, v.(*identity.User), key)
+			ok, err := s.api.MayReadDefinitionEvents(ctx, v.(*identity.User), key)
 			if err == nil && !ok {
 				err = fmt.Errorf("definition %s: %w", key, engine.ErrNotFound)
 			}
@@ -39,10 +40,10 @@ func (s *Server) liveRoutes() {
 	allowed := newOriginCheck(s.cfg.Live.AllowedOrigins, s.cfg.Identity.Local)
 	s.app.Get("/ws", func(c *fiber.Ctx) error {
 		if !fws.IsWebSocketUpgrade(c) {
-			return &Error{Status: http.StatusUpgradeRequired, Code: "upgrade_required", Message: "GET /ws takes a WebSocket upgrade"}
+			return &api.Error{Status: http.StatusUpgradeRequired, Code: "upgrade_required", Message: "GET /ws takes a WebSocket upgrade"}
 		}
 		if o := c.Get(fiber.HeaderOrigin); o != "" && !allowed(o, c.Get(fiber.HeaderHost)) {
-			return forbidden(fmt.Sprintf("origin %q may not open /ws: add it to the allowed origins", o))
+			return api.Forbidden(fmt.Sprintf("origin %q may not open /ws: add it to the allowed origins", o))
 		}
 		return identity.RequireUser(c)
 	}, fws.New(func(conn *fws.Conn) {

@@ -1,0 +1,150 @@
+// Package api is the REST API v1 of Workflow++ under /api/v1, described by
+// /api/v1/openapi.json. Package server mounts it.
+//
+// Rules of the package:
+//   - Handlers only translate HTTP to engine and tasks calls and back; the
+//     work is in package engine (and tasks for human work).
+//   - Every error leaves through one envelope,
+//     {"error":{"code","message","details","correlationId","timestamp"}}, built
+//     by HandleError from the engine's sentinel and typed errors.
+//   - Request bodies are decoded strictly: malformed JSON and unknown fields
+//     are 400 with a message naming the field; so are unknown query
+//     parameters and malformed cursors, limits and dates.
+//   - A $-prefixed key anywhere in a query string or JSON body (deployed
+//     sources aside) is 400 (GuardKeys): such keys are store operators,
+//     never our data.
+//   - Lists answer {"items","next"}: ?limit= (default 50, at most 500) and
+//     ?cursor= (the previous page's next, opaque).
+//   - Who may read an instance is decided once, in access.go, for REST, the
+//     pages and the WebSocket.
+package api
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server/identity"
+	"github.com/workflowpp/wfpp/tasks"
+)
+
+// Config configures a Service.
+type Config struct {
+	Engine         *engine.Engine // required
+	Tasks          *tasks.Service // required: human work
+	Inbox          *tasks.Inbox   // required: the inbox projection
+	Logger         *slog.Logger
+	RequestTimeout time.Duration // how long one engine or store call may take
+	// EventRoles may send messages and signals (admins always).
+	EventRoles []string
+}
+
+// Service holds the REST handlers.
+type Service struct {
+	cfg   Config
+	eng   *engine.Engine
+	log   *slog.Logger
+	tasks *tasks.Service
+	inbox *tasks.Inbox
+}
+
+// New returns the REST handlers of cfg.
+func New(cfg Config) (*Service, error) {
+	if cfg.Engine == nil || cfg.Tasks == nil || cfg.Inbox == nil {
+		return nil, errors.New("api config: Engine, Tasks and Inbox are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	cfg.RequestTimeout = cmp.Or(cfg.RequestTimeout, 30*time.Second)
+	return &Service{cfg: cfg, eng: cfg.Engine, log: cfg.Logger, tasks: cfg.Tasks, inbox: cfg.Inbox}, nil
+}
+
+// Routes registers the REST v1 routes on api, the /api/v1 group. Writes need
+// a role (admins have every role): deploying and enabling versions
+// designer, changing instances, incidents and dead letters operator,
+// claiming and completing tasks worker, external jobs worker or operator;
+// any user may start instances and read what access.go lets them.
+func (s *Service) Routes(api fiber.Router) {
+	designer := identity.RequireRole(identity.RoleDesigner)
+	operator := identity.RequireRole(identity.RoleOperator)
+	worker := identity.RequireRole(identity.RoleWorker)
+	// Task work: workers claim and complete; workers and operators (who
+	// oversee every task) release, delegate and comment; package tasks
+	// decides what each may do to which task.
+	humanWork := identity.RequireRole(identity.RoleWorker, identity.RoleOperator)
+	jobWorker := identity.RequireRole(identity.RoleWorker, identity.RoleOperator)
+	events := identity.RequireRole(s.cfg.EventRoles...)
+	// Incidents and dead letters carry instance data: those who read every
+	// instance read them.
+	readsEvery := identity.RequireRole(identity.RoleOperator, identity.RoleDesigner)
+
+	api.Get("/openapi.json", s.openAPI)
+
+	api.Post("/definitions", designer, s.deploy)
+	api.Post("/definitions/validate", s.validate)
+	api.Get("/definitions", s.listDefinitions)
+	api.Get("/definitions/:key", s.getDefinition)
+	api.Get("/definitions/:key/diff", s.diffDefinitions)
+	api.Get("/definitions/:key/versions", s.listVersions)
+	api.Get("/definitions/:key/versions/:v", s.getDefinition)
+	api.Get("/definitions/:key/versions/:v/xml", s.definitionSource)
+	api.Post("/definitions/:key/versions/:v/enable", designer, s.setEnabled(true))
+	api.Post("/definitions/:key/versions/:v/disable", designer, s.setEnabled(false))
+	api.Get("/definitions/:key/start-form", s.startForm)
+
+	api.Post("/instances", s.startInstance)
+	api.Get("/instances", s.listInstances)
+	api.Get("/instances/:id", s.getInstance)
+	api.Post("/instances/:id/pause", operator, s.control((*engine.Engine).Pause))
+	api.Post("/instances/:id/resume", operator, s.control((*engine.Engine).Resume))
+	api.Post("/instances/:id/cancel", operator, s.control((*engine.Engine).Cancel))
+	api.Post("/instances/:id/variables", operator, s.setVariables)
+	api.Post("/instances/:id/modify", operator, s.modifyInstance)
+
+	api.Get("/filters", s.listFilters)
+	api.Post("/filters", s.SaveFilter)
+	api.Delete("/filters/:name", s.DeleteFilter)
+
+	api.Get("/forms", s.listForms)
+	api.Post("/forms", designer, s.deployForm)
+	api.Get("/forms/:id", s.getForm)
+	api.Get("/forms/:id/versions/:v", s.getForm)
+
+	api.Get("/tasks", s.listTasks)
+	api.Get("/tasks/:id", s.getTask)
+	api.Get("/tasks/:id/form", s.TaskForm)
+	api.Post("/tasks/:id/claim", worker, s.ClaimTask)
+	api.Post("/tasks/:id/release", humanWork, s.ReleaseTask)
+	api.Post("/tasks/:id/delegate", humanWork, s.DelegateTask)
+	api.Post("/tasks/:id/complete", worker, s.CompleteTask)
+	api.Post("/tasks/:id/comments", humanWork, s.CommentTask)
+
+	api.Post("/messages", events, s.correlate)
+	api.Post("/signals", events, s.signal)
+
+	api.Post("/jobs/fetch-and-lock", jobWorker, s.fetchAndLock)
+	api.Post("/jobs/:key/complete", jobWorker, s.completeJob)
+	api.Post("/jobs/:key/fail", jobWorker, s.failJob)
+	api.Post("/jobs/:key/extend-lock", jobWorker, s.extendLock)
+
+	api.Get("/incidents", readsEvery, s.listIncidents)
+	api.Post("/incidents/retry", operator, s.retryIncidents)
+	api.Post("/incidents/:id/resolve", operator, s.resolveIncident)
+
+	api.Get("/dead-letters", readsEvery, s.listDeadLetters)
+	api.Post("/dead-letters/replay", operator, s.replayDeadLetters)
+	api.Get("/dead-letters/:id", readsEvery, s.getDeadLetter)
+	api.Post("/dead-letters/:id/replay", operator, s.ReplayDeadLetter)
+	api.Delete("/dead-letters/:id", operator, s.DeleteDeadLetter)
+}
+
+// ctx is the context of one engine or store call made for request c.
+func (s *Service) ctx(c *fiber.Ctx) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(c.UserContext(), s.cfg.RequestTimeout)
+}

@@ -1,0 +1,125 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/cache"
+	"github.com/workflowpp/wfpp/server/identity"
+)
+
+// InstanceView is an instance as the API shows it: the snapshot with its
+// lists always present, and its history when asked for.
+type InstanceView struct {
+	*engine.Snapshot
+	Tokens    []engine.TokenState `json:"tokens"`
+	Variables map[string]any      `json:"variables"`
+	Tasks     []engine.Task       `json:"tasks"`
+	Incidents []engine.Incident   `json:"incidents"`
+	History   []engine.Event      `json:"history,omitempty"`
+	StatusURL string              `json:"statusUrl"`
+}
+
+// ViewOf is the view of s.
+func ViewOf(s *engine.Snapshot) InstanceView {
+	v := InstanceView{
+		Snapshot: s, Tokens: s.Tokens, Variables: s.Variables, Tasks: s.Tasks, Incidents: s.Incidents,
+		StatusURL: statusURL(s.ID),
+	}
+	if v.Tokens == nil {
+		v.Tokens = []engine.TokenState{}
+	}
+	if v.Variables == nil {
+		v.Variables = map[string]any{}
+	}
+	if v.Tasks == nil {
+		v.Tasks = []engine.Task{}
+	}
+	if v.Incidents == nil {
+		v.Incidents = []engine.Incident{}
+	}
+	return v
+}
+
+type startBody struct {
+	Definition  string         `json:"definition"`
+	Version     int            `json:"version"`
+	RequestID   string         `json:"requestId"`
+	BusinessKey string         `json:"businessKey"`
+	Variables   map[string]any `json:"variables"`
+}
+
+// startInstance is POST /api/v1/instances: 201 with the new instance, 200
+// with the existing one when requestId was seen before.
+func (s *Service) startInstance(c *fiber.Ctx) error {
+	var b startBody
+	if err := Decode(c, &b); err != nil {
+		return err
+	}
+	switch {
+	case strings.TrimSpace(b.Definition) == "":
+		return BadRequest("field \"definition\" is required: the key of a deployed definition")
+	case b.Version < 0:
+		return BadRequest("field \"version\" must be positive, or omitted for the latest")
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	snap, created, err := s.eng.Start(ctx, engine.StartRequest{
+		Definition: b.Definition, Version: b.Version, RequestID: b.RequestID,
+		BusinessKey: b.BusinessKey, Variables: b.Variables,
+	})
+	if err != nil {
+		return err
+	}
+	c.Location(statusURL(snap.ID))
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return c.Status(status).JSON(ViewOf(snap))
+}
+
+// getInstance is GET /api/v1/instances/:id[?include=history].
+func (s *Service) getInstance(c *fiber.Ctx) error {
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	// A reader may see a snapshot a few seconds old from the Redis cache;
+	// the engine itself never reads through it.
+	snap, err := s.ReadInstance(cache.AllowStale(ctx), identity.CurrentUser(c), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	v := ViewOf(snap)
+	for inc := range strings.SplitSeq(c.Query("include"), ",") {
+		switch strings.TrimSpace(inc) {
+		case "":
+		case "history":
+			if v.History, err = s.eng.Queries().Events(ctx, snap.ID, 0, 0); err != nil {
+				return err
+			}
+			if v.History == nil {
+				v.History = []engine.Event{}
+			}
+		default:
+			return BadRequest("query parameter \"include\" has %q: the only value is history", inc)
+		}
+	}
+	return c.JSON(v)
+}
+
+// control serves POST /api/v1/instances/:id/{pause,resume,cancel}.
+func (s *Service) control(op func(*engine.Engine, context.Context, string) (*engine.Snapshot, error)) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		ctx, cancel := s.ctx(c)
+		defer cancel()
+		snap, err := op(s.eng, ctx, c.Params("id"))
+		if err != nil {
+			return err
+		}
+		return c.JSON(ViewOf(snap))
+	}
+}

@@ -1,0 +1,269 @@
+package api
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// apiOperation describes one REST v1 route for the OpenAPI document.
+type apiOperation struct {
+	method, path, tag, summary string
+	query                      []string // query parameter names
+	body                       string   // request schema name in components, "" for none
+	ok                         int      // success status
+	result                     string   // response schema name, "" for none
+	errors                     []int    // error statuses besides 400 and 500
+}
+
+// apiOperations lists every route under /api/v1; TestOpenAPICoversRoutes
+// checks it against the registered routes.
+var apiOperations = []apiOperation{
+	{"get", "/openapi.json", "meta", "This OpenAPI document", nil, "", 200, "", nil},
+	{"get", "/me", "meta", "The user the request acts as", nil, "", 200, "User", []int{401}},
+
+	{"post", "/definitions", "definitions", "Deploy a definition (BPMN XML, JSON DAG, graph JSON/YAML); 200 when the latest version has the same source", []string{"format"}, "DefinitionSource", 201, "DefinitionRecord", []int{413, 415, 422}},
+	{"post", "/definitions/validate", "definitions", "Validate a definition without deploying it: 200 with its problems by element id", nil, "DefinitionSource", 200, "Validation", []int{415}},
+	{"get", "/definitions", "definitions", "List definitions: the latest version of each key, with version and instance counts", []string{"limit", "cursor"}, "", 200, "DefinitionPage", nil},
+	{"get", "/definitions/{key}", "definitions", "Get the latest version with its model summary and source", nil, "", 200, "DefinitionView", []int{404}},
+	{"get", "/definitions/{key}/diff", "definitions", "Compare two versions: elements added, removed and changed, and a unified diff of the sources", []string{"from", "to"}, "", 200, "DefinitionDiff", []int{404}},
+	{"get", "/definitions/{key}/versions", "definitions", "List the versions of a key, newest first", []string{"limit", "cursor"}, "", 200, "DefinitionRecordPage", []int{404}},
+	{"get", "/definitions/{key}/versions/{v}", "definitions", "Get a version with its model summary and source", nil, "", 200, "DefinitionView", []int{404}},
+	{"get", "/definitions/{key}/versions/{v}/xml", "definitions", "Get a version's source as deployed (application/xml, application/json or application/yaml)", nil, "", 200, "", []int{404}},
+	{"post", "/definitions/{key}/versions/{v}/enable", "definitions", "Allow starting instances of a version", nil, "", 200, "DefinitionRecord", []int{404}},
+	{"post", "/definitions/{key}/versions/{v}/disable", "definitions", "Refuse starting instances of a version", nil, "", 200, "DefinitionRecord", []int{404}},
+
+	{"post", "/instances", "instances", "Start an instance; a repeated requestId returns the existing one with 200", nil, "StartRequest", 201, "Instance", []int{404, 409, 429}},
+	{"get", "/instances", "instances", "List instances, newest first", []string{"definition", "status", "businessKey", "startedAfter", "startedBefore", "limit", "cursor"}, "", 200, "InstancePage", nil},
+	{"get", "/instances/{id}", "instances", "Get an instance with tokens, variables, open tasks, incidents (and history with include=history)", []string{"include"}, "", 200, "Instance", []int{404}},
+	{"post", "/instances/{id}/pause", "instances", "Pause an instance", nil, "", 200, "Instance", []int{404, 409}},
+	{"post", "/instances/{id}/resume", "instances", "Resume a paused instance", nil, "", 200, "Instance", []int{404, 409}},
+	{"post", "/instances/{id}/cancel", "instances", "Cancel an instance", nil, "", 200, "Instance", []int{404, 409}},
+	{"post", "/instances/{id}/variables", "instances", "Merge variables into an instance", nil, "Variables", 200, "Instance", []int{404, 409}},
+	{"post", "/instances/{id}/modify", "instances", "Move a token to another element of its scope", nil, "Modify", 200, "Instance", []int{404, 409}},
+
+	{"get", "/tasks", "tasks", "List inbox tasks by priority then due date; non-admins see only their own and their groups' tasks", []string{"instance", "assignee", "user", "group", "status", "limit", "cursor"}, "", 200, "TaskPage", []int{403}},
+	{"get", "/tasks/{id}/form", "tasks", "The form the inbox renders for a task: {schema (form-js), data (prefill), source: embedded|linked|generated}", nil, "", 200, "Form", []int{404}},
+	{"get", "/definitions/{key}/start-form", "definitions", "The start form of a definition version (?version=N, default latest): {schema, data, source}", []string{"version"}, "", 200, "Form", []int{404}},
+	{"get", "/filters", "tasks", "The acting user's saved inbox filters", nil, "", 200, "FilterList", nil},
+	{"post", "/filters", "tasks", "Save an inbox query (the inbox's query string) under a name for the acting user", nil, "SavedFilter", 201, "SavedFilter", []int{400, 403}},
+	{"delete", "/filters/{name}", "tasks", "Delete one of the acting user's saved inbox filters", nil, "", 204, "", []int{404}},
+	{"get", "/forms", "forms", "List the latest version of every deployed form", nil, "", 200, "FormList", nil},
+	{"post", "/forms", "forms", "Deploy a .form file (form-js JSON with an id) as the next version of its id; 200 when unchanged", nil, "FormSchema", 201, "FormVersion", []int{400}},
+	{"get", "/forms/{id}", "forms", "The latest version of a form with its schema", nil, "", 200, "FormVersion", []int{404}},
+	{"get", "/forms/{id}/versions/{v}", "forms", "One version of a form with its schema", nil, "", 200, "FormVersion", []int{404}},
+	{"get", "/tasks/{id}", "tasks", "Get a task with its form, the acting user's allowedActions and its history", nil, "", 200, "Task", []int{404}},
+	{"post", "/tasks/{id}/claim", "tasks", "Claim a task for the acting user (naming another assignee delegates); held by someone else: 409 task_claimed", nil, "Claim", 200, "Task", []int{403, 404, 409}},
+	{"post", "/tasks/{id}/release", "tasks", "Release a task (its assignee or an operator)", nil, "", 200, "Task", []int{404, 409}},
+	{"post", "/tasks/{id}/delegate", "tasks", "Hand a task to a named user (its assignee or an operator)", nil, "Claim", 200, "Task", []int{400, 403, 404, 409}},
+	{"post", "/tasks/{id}/comments", "tasks", "Comment on an open task (anyone who may see it)", nil, "Comment", 200, "Task", []int{400, 404, 409, 413}},
+	{"post", "/tasks/{id}/complete", "tasks", "Complete a task with the form's variables (claims an unassigned one in the same action); 400 invalid_form_values, 409 task_claimed / task_not_open / instance_paused", nil, "Variables", 200, "Task", []int{400, 403, 404, 409, 429}},
+
+	{"post", "/messages", "messages", "Correlate a message by name and correlation key; with ttlMs an unmatched message is buffered (202)", nil, "Message", 200, "Correlated", []int{404, 503}},
+	{"post", "/signals", "messages", "Broadcast a signal to every instance waiting for it (and start those with a signal start event)", nil, "Signal", 200, "", []int{400}},
+
+	{"post", "/jobs/fetch-and-lock", "jobs", "Fetch and lock external jobs of a type", nil, "FetchAndLock", 200, "JobPage", nil},
+	{"post", "/jobs/{key}/complete", "jobs", "Complete a locked external job", nil, "JobComplete", 200, "", []int{404, 409}},
+	{"post", "/jobs/{key}/fail", "jobs", "Fail an attempt of a locked external job (retries, then an incident; errorCode throws a BPMN error)", nil, "JobFail", 200, "", []int{404, 409}},
+	{"post", "/jobs/{key}/extend-lock", "jobs", "Extend the lock on an external job", nil, "JobExtend", 200, "", []int{404, 409}},
+
+	{"get", "/incidents", "incidents", "List incidents, newest first", []string{"instance", "open", "limit", "cursor"}, "", 200, "IncidentPage", nil},
+	{"post", "/incidents/retry", "incidents", "Retry every open incident a filter selects (at most 1,000; dryRun only counts)", nil, "Bulk", 200, "BulkResult", nil},
+	{"post", "/incidents/{id}/resolve", "incidents", "Resolve an incident: merge variables and retry what it stopped", nil, "Variables", 200, "Instance", []int{404, 409}},
+
+	{"get", "/dead-letters", "dead letters", "List dead letters, newest first; status is open, replayed or cancelled, as its incident closed", []string{"instance", "status", "limit", "cursor"}, "", 200, "DeadLetterPage", nil},
+	{"post", "/dead-letters/replay", "dead letters", "Replay every open dead letter a filter selects (at most 1,000; dryRun only counts)", nil, "Bulk", 200, "BulkResult", nil},
+	{"get", "/dead-letters/{id}", "dead letters", "Get a dead letter", nil, "", 200, "DeadLetter", []int{404}},
+	{"post", "/dead-letters/{id}/replay", "dead letters", "Replay an open dead letter: resolve its incident so the job runs again; the letter stays, replayed", nil, "Variables", 200, "", []int{404, 409}},
+	{"delete", "/dead-letters/{id}", "dead letters", "Delete a settled dead letter (409 while its incident is open)", nil, "", 204, "", []int{404, 409}},
+}
+
+var (
+	obj   = func(props map[string]any, required ...string) map[string]any { return schemaObject(props, required) }
+	str   = map[string]any{"type": "string"}
+	num   = map[string]any{"type": "integer"}
+	boo   = map[string]any{"type": "boolean"}
+	tim   = map[string]any{"type": "string", "format": "date-time"}
+	anyOb = map[string]any{"type": "object", "additionalProperties": true}
+	strs  = map[string]any{"type": "array", "items": str}
+)
+
+func schemaObject(props map[string]any, required []string) map[string]any {
+	s := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }
+
+func pageOf(item string) map[string]any {
+	return obj(map[string]any{"items": map[string]any{"type": "array", "items": ref(item)}, "next": str}, "items")
+}
+
+func apiSchemas() map[string]any {
+	return map[string]any{
+		"Error": obj(map[string]any{"error": obj(map[string]any{
+			"code": str, "message": str, "details": map[string]any{},
+			"correlationId": str, "timestamp": tim,
+		}, "code", "message", "correlationId", "timestamp")}, "error"),
+		"User": obj(map[string]any{"name": str, "groups": strs, "roles": strs, "local": boo, "via": str}, "name"),
+		"Validation": obj(map[string]any{"valid": boo, "key": str, "problems": map[string]any{
+			"type":  "array",
+			"items": obj(map[string]any{"elementId": str, "message": str}),
+		}}, "valid", "problems"),
+		"DefinitionSource": map[string]any{"type": "string", "description": "BPMN XML, JSON DAG or graph JSON/YAML"},
+		"DefinitionRecord": obj(map[string]any{
+			"id": str, "key": str, "version": num, "name": str, "format": str,
+			"checksum": str, "enabled": boo, "deployedAt": tim, "deployedBy": str, "processes": strs,
+		}, "id", "key", "version"),
+		"DefinitionItem": map[string]any{"allOf": []any{ref("DefinitionRecord"), obj(map[string]any{
+			"versions":  num,
+			"instances": map[string]any{"type": "object", "additionalProperties": num},
+		})}},
+		"DefinitionPage":       pageOf("DefinitionItem"),
+		"DefinitionRecordPage": pageOf("DefinitionRecord"),
+		"DefinitionView":       map[string]any{"allOf": []any{ref("DefinitionRecord"), obj(map[string]any{"model": anyOb, "source": str})}},
+		"DefinitionDiff": obj(map[string]any{
+			"key": str, "from": num, "to": num,
+			"added": map[string]any{"type": "array", "items": anyOb}, "removed": map[string]any{"type": "array", "items": anyOb},
+			"changed": map[string]any{"type": "array", "items": obj(map[string]any{
+				"id": str, "kind": str, "name": str,
+				"changes": map[string]any{"type": "array", "items": obj(map[string]any{"property": str, "category": str, "from": str, "to": str})},
+			})},
+			"unifiedDiff": str,
+		}),
+		"StartRequest": obj(map[string]any{"definition": str, "version": num, "requestId": str, "businessKey": str, "variables": anyOb}, "definition"),
+		"Instance": obj(map[string]any{
+			"id": str, "definition": str, "definitionId": str, "version": num, "businessKey": str,
+			"status": map[string]any{"type": "string", "enum": []string{"running", "waiting", "incident", "paused", "completed", "failed", "cancelled"}},
+			"tokens": map[string]any{"type": "array", "items": anyOb}, "variables": anyOb,
+			"tasks": map[string]any{"type": "array", "items": ref("Task")}, "incidents": map[string]any{"type": "array", "items": ref("Incident")},
+			"history": map[string]any{"type": "array", "items": anyOb}, "statusUrl": str, "startedAt": tim, "endedAt": tim,
+		}, "id", "status"),
+		"InstancePage": pageOf("Instance"),
+		"Variables":    obj(map[string]any{"variables": anyOb}),
+		"Modify":       obj(map[string]any{"token": num, "to": str}, "token", "to"),
+		"Task": obj(map[string]any{
+			"id": str, "instanceId": str, "definition": str, "elementId": str, "name": str, "assignee": str,
+			"candidateUsers": strs, "candidateGroups": strs, "priority": num, "dueDate": tim, "status": str, "createdAt": tim,
+			"form": obj(map[string]any{"schema": anyOb, "formKey": str}),
+		}, "id", "instanceId", "elementId", "status"),
+		"TaskPage":     pageOf("Task"),
+		"Claim":        obj(map[string]any{"assignee": str}),
+		"Comment":      obj(map[string]any{"text": str}),
+		"SavedFilter":  obj(map[string]any{"name": str, "query": str}),
+		"FilterList":   obj(map[string]any{"items": map[string]any{"type": "array", "items": ref("SavedFilter")}}),
+		"Form":         obj(map[string]any{"schema": anyOb, "data": anyOb, "source": str, "formId": str}),
+		"FormSchema":   obj(map[string]any{"id": str, "type": str, "components": map[string]any{"type": "array"}}),
+		"FormVersion":  obj(map[string]any{"id": str, "version": map[string]any{"type": "integer"}, "versionTag": str, "schema": anyOb}),
+		"FormList":     obj(map[string]any{"items": map[string]any{"type": "array", "items": ref("FormVersion")}}),
+		"Message":      obj(map[string]any{"name": str, "correlationKey": str, "variables": anyOb, "instanceId": str, "ttlMs": num}, "name"),
+		"Correlated":   obj(map[string]any{"correlated": num, "buffered": boo, "expiresAt": tim}),
+		"Signal":       obj(map[string]any{"name": str, "variables": anyOb}, "name"),
+		"FetchAndLock": obj(map[string]any{"type": str, "worker": str, "max": num, "lockMs": num}, "type", "worker", "lockMs"),
+		"Job": obj(map[string]any{
+			"key": str, "instanceId": str, "elementId": str, "type": str, "attempt": num, "variables": anyOb,
+			"headers": anyOb, "worker": str, "lockedUntil": tim,
+		}),
+		"JobPage":     pageOf("Job"),
+		"JobComplete": obj(map[string]any{"worker": str, "variables": anyOb}, "worker"),
+		"JobFail":     obj(map[string]any{"worker": str, "message": str, "errorCode": str, "retryAfterMs": num}, "worker", "message"),
+		"JobExtend":   obj(map[string]any{"worker": str, "lockMs": num}, "worker", "lockMs"),
+		"Incident": obj(map[string]any{
+			"id": str, "instanceId": str, "elementId": str, "tokenId": num, "kind": str, "message": str,
+			"attempts": num, "phase": str, "createdAt": tim, "resolvedAt": tim, "resolution": str, "definition": str,
+		}),
+		"IncidentPage": pageOf("Incident"),
+		"DeadLetter": obj(map[string]any{
+			"id": str, "instanceId": str, "elementId": str, "incidentId": str, "jobType": str,
+			"attempts": num, "lastError": str, "errors": strs, "createdAt": tim, "status": str, "settledAt": tim, "definition": str,
+		}),
+		"DeadLetterPage": pageOf("DeadLetter"),
+		"Bulk": obj(map[string]any{
+			"instance": str, "definition": str, "elementId": str, "kind": str, "jobType": str,
+			"dryRun": map[string]any{"type": "boolean"}, "variables": anyOb,
+		}),
+		"BulkResult": obj(map[string]any{
+			"dryRun": map[string]any{"type": "boolean"}, "matched": num, "done": num,
+			"failed": map[string]any{"type": "array", "items": obj(map[string]any{"id": str, "code": str, "error": str})},
+		}),
+	}
+}
+
+var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
+
+// openAPIDocument builds the OpenAPI 3.1 description of REST v1.
+func openAPIDocument() map[string]any {
+	paths := map[string]any{}
+	for _, op := range apiOperations {
+		o := map[string]any{
+			"summary": op.summary, "tags": []string{op.tag},
+			"operationId": op.method + strings.NewReplacer("/", "_", "{", "", "}", "", "-", "_", ".", "_").Replace(op.path),
+		}
+		var params []any
+		for _, m := range pathParam.FindAllStringSubmatch(op.path, -1) {
+			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": str})
+		}
+		for _, q := range op.query {
+			params = append(params, map[string]any{"name": q, "in": "query", "schema": str})
+		}
+		if params != nil {
+			o["parameters"] = params
+		}
+		if op.body != "" {
+			ct := "application/json"
+			if op.body == "DefinitionSource" {
+				ct = "application/xml"
+			}
+			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{ct: map[string]any{"schema": ref(op.body)}}}
+		}
+		ok := map[string]any{"description": "success"}
+		if op.result != "" {
+			ok["content"] = map[string]any{"application/json": map[string]any{"schema": ref(op.result)}}
+		}
+		responses := map[string]any{itoa(op.ok): ok}
+		for _, st := range append([]int{400, 500}, op.errors...) {
+			responses[itoa(st)] = map[string]any{"description": "error", "content": map[string]any{
+				"application/json": map[string]any{"schema": ref("Error")},
+			}}
+		}
+		o["responses"] = responses
+		item, _ := paths[op.path].(map[string]any)
+		if item == nil {
+			item = map[string]any{}
+			paths[op.path] = item
+		}
+		item[op.method] = o
+	}
+	return map[string]any{
+		"openapi": "3.1.0",
+		"info": map[string]any{
+			"title": "Workflow++ REST API", "version": "1",
+			"description": "BPMN workflow engine. Every error is {\"error\":{\"code\",\"message\",\"details\",\"correlationId\",\"timestamp\"}}; lists are {\"items\",\"next\"} with ?limit= (default 50, max 500) and ?cursor=next.",
+		},
+		"servers":    []any{map[string]any{"url": "/api/v1"}},
+		"paths":      paths,
+		"components": map[string]any{"schemas": apiSchemas()},
+	}
+}
+
+func itoa(n int) string { return sprintf("%d", n) }
+
+var openAPIJSON = sync.OnceValue(func() []byte {
+	b, err := json.Marshal(openAPIDocument())
+	if err != nil {
+		panic(err) // a map of literals always marshals
+	}
+	return b
+})
+
+// openAPI is GET /api/v1/openapi.json.
+func (s *Service) openAPI(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	return c.Send(openAPIJSON())
+}
