@@ -146,3 +146,9 @@ func reflectSize(v reflect.Value) int {
 	}
 	return 8
 }
+
+// VariableLimits returns the engine's caps on one variable and on an
+// instance's variables together, as JSON bytes.
+func (e *Engine) VariableLimits() (perVariable, perInstance int) {
+	return e.cfg.MaxVariableBytes, e.cfg.MaxInstanceVariableBytes
+}

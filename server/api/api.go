@@ -83,6 +83,8 @@ func (s *Service) Routes(api fiber.Router) {
 	// Incidents and dead letters carry instance data: those who read every
 	// instance read them.
 	readsEvery := identity.RequireRole(identity.RoleOperator, identity.RoleDesigner)
+	// Bodies with variables are capped before they are decoded.
+	vars := s.CapVariables
 
 	api.Get("/openapi.json", s.openAPI)
 
@@ -98,14 +100,14 @@ func (s *Service) Routes(api fiber.Router) {
 	api.Post("/definitions/:key/versions/:v/disable", designer, s.setEnabled(false))
 	api.Get("/definitions/:key/start-form", s.startForm)
 
-	api.Post("/instances", s.startInstance)
+	api.Post("/instances", vars, s.startInstance)
 	api.Get("/instances", s.listInstances)
 	api.Get("/instances/:id", s.getInstance)
 	api.Post("/instances/:id/pause", operator, s.control((*engine.Engine).Pause))
 	api.Post("/instances/:id/resume", operator, s.control((*engine.Engine).Resume))
 	api.Post("/instances/:id/cancel", operator, s.control((*engine.Engine).Cancel))
-	api.Post("/instances/:id/variables", operator, s.setVariables)
-	api.Post("/instances/:id/modify", operator, s.modifyInstance)
+	api.Post("/instances/:id/variables", operator, vars, s.setVariables)
+	api.Post("/instances/:id/modify", operator, vars, s.modifyInstance)
 
 	api.Get("/filters", s.listFilters)
 	api.Post("/filters", s.SaveFilter)
@@ -122,25 +124,25 @@ func (s *Service) Routes(api fiber.Router) {
 	api.Post("/tasks/:id/claim", worker, s.ClaimTask)
 	api.Post("/tasks/:id/release", humanWork, s.ReleaseTask)
 	api.Post("/tasks/:id/delegate", humanWork, s.DelegateTask)
-	api.Post("/tasks/:id/complete", worker, s.CompleteTask)
+	api.Post("/tasks/:id/complete", worker, vars, s.CompleteTask)
 	api.Post("/tasks/:id/comments", humanWork, s.CommentTask)
 
-	api.Post("/messages", events, s.correlate)
-	api.Post("/signals", events, s.signal)
+	api.Post("/messages", events, vars, s.correlate)
+	api.Post("/signals", events, vars, s.signal)
 
 	api.Post("/jobs/fetch-and-lock", jobWorker, s.fetchAndLock)
-	api.Post("/jobs/:key/complete", jobWorker, s.completeJob)
-	api.Post("/jobs/:key/fail", jobWorker, s.failJob)
+	api.Post("/jobs/:key/complete", jobWorker, vars, s.completeJob)
+	api.Post("/jobs/:key/fail", jobWorker, vars, s.failJob)
 	api.Post("/jobs/:key/extend-lock", jobWorker, s.extendLock)
 
 	api.Get("/incidents", readsEvery, s.listIncidents)
-	api.Post("/incidents/retry", operator, s.retryIncidents)
-	api.Post("/incidents/:id/resolve", operator, s.resolveIncident)
+	api.Post("/incidents/retry", operator, vars, s.retryIncidents)
+	api.Post("/incidents/:id/resolve", operator, vars, s.resolveIncident)
 
 	api.Get("/dead-letters", readsEvery, s.listDeadLetters)
-	api.Post("/dead-letters/replay", operator, s.replayDeadLetters)
+	api.Post("/dead-letters/replay", operator, vars, s.replayDeadLetters)
 	api.Get("/dead-letters/:id", readsEvery, s.getDeadLetter)
-	api.Post("/dead-letters/:id/replay", operator, s.ReplayDeadLetter)
+	api.Post("/dead-letters/:id/replay", operator, vars, s.ReplayDeadLetter)
 	api.Delete("/dead-letters/:id", operator, s.DeleteDeadLetter)
 }
 

@@ -102,9 +102,9 @@ func (s *Service) Routes(app *fiber.App) {
 	ui.Post("/tasks/:id/delegate", humanWork, s.api.DelegateTask)
 	// On an unassigned task, complete claims and completes in one action
 	// (the claim policy of package tasks).
-	ui.Post("/tasks/:id/complete", worker, s.api.CompleteTask)
+	ui.Post("/tasks/:id/complete", worker, s.api.CapVariables, s.api.CompleteTask)
 	ui.Post("/tasks/:id/comments", humanWork, s.api.CommentTask)
-	ui.Post("/instances/:id/incidents/:incident/retry", operator, s.retry)
+	ui.Post("/instances/:id/incidents/:incident/retry", operator, s.api.CapVariables, s.retry)
 	ui.Post("/deadletters/:id/replay", operator, s.replay)
 	ui.Delete("/deadletters/:id", operator, s.api.DeleteDeadLetter)
 }
