@@ -234,8 +234,9 @@ func toFloat(v any) float64 {
 	return -1
 }
 
-// TestHungryScriptIncident: a script that keeps doubling a string ends as an
-// incident saying it exceeded its memory budget. Not parallel: the budget is
+// TestHungryScriptIncident: a script that keeps doubling an array ends as an
+// incident saying it exceeded its memory budget (a doubling string ends at
+// MaxStringLen first: package script's TestSizeLimits). Not parallel: the budget is
 // measured on the process heap, which other tests' scripts share.
 func TestHungryScriptIncident(t *testing.T) {
 	h := setup(t, withConfig(func(c *engine.Config) {

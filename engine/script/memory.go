@@ -1,6 +1,7 @@
 package script
 
 import (
+	"math"
 	"runtime/metrics"
 	"sync/atomic"
 )
@@ -8,50 +9,74 @@ import (
 // Memory budget. goja cannot say what one runtime allocates, and the Go
 // runtime counts per process, not per goroutine. So the watchdog measures
 // the process heap while an evaluation runs: from the first tick that sees
-// an evaluation it notes the smallest heap seen, live (as of the last GC) and
-// garbage included; on later ticks it interrupts the evaluation once the heap
-// has grown by more than the budget times the evaluations being watched
-// (see overBudget).
+// an evaluation it notes the heap (live as of the last GC, and garbage
+// included) and how much has been allocated in large objects so far; on
+// later ticks it interrupts the evaluation once the heap has grown by more
+// than the budget times the evaluations being watched (see overBudget).
 //
 // What this bounds: whatever a script builds and keeps (strings, arrays,
-// objects, concatenation, JSON) is stopped once the live heap has grown by
-// MaxMemory per watched evaluation, give or take what one tick allocates;
-// so the heap stays within MaxMemory x concurrent evaluations plus a margin.
-// Garbage a script drops is not counted. Evaluations shorter than one tick
-// (conditions, most scripts) are never measured and cost nothing; a
-// legitimate script running beside a runaway may be stopped with it.
+// objects, concatenation, JSON) is stopped once the heap has grown by
+// MaxMemory per watched evaluation, give or take what one tick allocates
+// (a doubling string: one doubling); so the heap stays within MaxMemory x
+// concurrent evaluations plus that margin. Garbage a script drops is not
+// counted. Evaluations shorter than one tick (conditions, most scripts) are
+// never measured and cost nothing; a legitimate script running beside a
+// runaway may be stopped with it.
 
 // watched counts the evaluations a watchdog tick is measuring.
 var watched atomic.Int64
 
-// heapBytes returns the live heap as of the last GC and the heap now,
-// garbage included.
-func heapBytes() (live, now uint64) {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64(), s[1].Value.Uint64()
+// heap is one reading of the process heap.
+type heap struct {
+	live  uint64 // live bytes as of the last GC
+	now   uint64 // bytes in heap objects now, garbage included
+	goal  uint64 // heap size at which the runtime plans its next GC
+	large uint64 // bytes allocated in large objects (over 32 KiB) since the process began
 }
 
-// heapGoal is the heap size at which the runtime plans its next GC: garbage
-// up to it is the normal churn of a busy process, not a runaway's doing.
-func heapGoal() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
+var heapSamples = []string{
+	"/gc/heap/live:bytes", "/memory/classes/heap/objects:bytes", "/gc/heap/goal:bytes",
+	"/gc/heap/allocs:bytes", "/gc/heap/allocs-by-size:bytes",
 }
 
-// overBudget says whether the live heap has grown by more than limit over
-// base (the smallest live heap seen while the evaluation ran): when the last
-// GC (a growing heap triggers them) saw it so, or when the heap, garbage
-// included, grew by four times the limit over heapBase (the heap as the
-// evaluation began: what others left is not its doing) and past the GC's
-// goal by the limit (churn stays under the goal; a runaway's huge strings
-// jump over it a doubling or two before a GC sees them live).
+// readHeap reads the heap's figures. It does not stop the world.
+func readHeap() heap {
+	s := make([]metrics.Sample, len(heapSamples))
+	for i, name := range heapSamples {
+		s[i].Name = name
+	}
+	metrics.Read(s)
+	// Large objects are what the histogram's last bucket counts without
+	// sizes: all bytes allocated less the small ones, each of which takes
+	// exactly its size class (the bucket's upper bound).
+	hist := s[4].Value.Float64Histogram()
+	var small float64
+	for i, n := range hist.Counts {
+		if upper := hist.Buckets[i+1]; !math.IsInf(upper, 1) {
+			small += float64(n) * (upper - 1)
+		}
+	}
+	all := s[3].Value.Uint64()
+	return heap{
+		live: s[0].Value.Uint64(), now: s[1].Value.Uint64(), goal: s[2].Value.Uint64(),
+		large: all - min(all, uint64(small)),
+	}
+}
+
+// overBudget says whether the heap h has grown by more than limit since an
+// evaluation began (base: the smallest heap seen while it ran, and the large
+// allocations as it began). Either
+//   - the last GC saw the live heap grown by limit (a GC that frees what an
+//     earlier runaway left lowers the base, so its garbage does not count), or
+//   - large objects worth limit were allocated, the heap holds limit more
+//     than it did, and it is past the GC's goal: huge strings and arrays,
+//     which a doubling makes faster than a GC can see them live. Churn of
+//     small objects does not count, and churn stays under the goal.
 //
 // It never forces a GC: on a heap of gigabytes a forced GC waits for every
 // goroutine, a copy of a huge string included, and held up the watchdog,
 // its time budget too, for many seconds on a loaded machine.
-func overBudget(base, heapBase, limit uint64) bool {
-	live, now := heapBytes()
-	return live > base+limit || (now > heapBase+4*limit && now > heapGoal()+limit)
+func overBudget(h, base heap, limit uint64) bool {
+	return h.live > base.live+limit ||
+		(h.large > base.large+limit && h.now > base.now+limit && h.now > h.goal)
 }

@@ -212,6 +212,7 @@ func finish(text string, d Dialect, script bool, js string, prg *ast.Program, fn
 		list[i] = &ast.Binding{Target: &ast.Identifier{Name: unistring.NewFromString(n), Idx: fn.ParameterList.Opening}}
 	}
 	fn.ParameterList.List = list
+	capConcat(fn.Body)
 	prog, err := goja.CompileAST(prg, true)
 	if err != nil {
 		var ce *goja.CompilerSyntaxError

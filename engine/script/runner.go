@@ -153,6 +153,9 @@ func (r *runner) fail(p *Program, x any) error {
 		if pos := p.position(ex); pos != "" {
 			msg += " (" + pos + ")"
 		}
+		if strings.HasPrefix(msg, "RangeError: "+tooLongMessage) {
+			return fmt.Errorf("evaluating %s: %w: %s", what, ErrLimit, msg)
+		}
 		return fmt.Errorf("evaluating %s: %w: %s", what, ErrRuntime, msg)
 	default:
 		return fmt.Errorf("evaluating %s: %w: %w", what, ErrRuntime, err)
@@ -188,7 +191,7 @@ func (p *Program) position(ex *goja.Exception) string {
 	}
 	for _, f := range ex.Stack() {
 		pos := f.Position()
-		if pos.Line == 0 {
+		if pos.Line == 0 || f.SrcName() == lockdownName {
 			continue
 		}
 		line, col := pos.Line, pos.Column
@@ -230,7 +233,7 @@ func lockdown(vm *goja.Runtime, maxStringLen int, logger *slog.Logger) error {
 			return err
 		}
 	}
-	v, err := vm.RunString(lockdownJS)
+	v, err := vm.RunScript(lockdownName, lockdownJS)
 	if err != nil {
 		return err
 	}
@@ -242,16 +245,28 @@ func lockdown(vm *goja.Runtime, maxStringLen int, logger *slog.Logger) error {
 	return err
 }
 
+// lockdownName names lockdownJS in stack traces: errors are placed in the
+// user's program, not in the helpers it calls.
+const lockdownName = "wfpp:lockdown"
+
+// tooLongMessage starts the RangeError of a string longer than MaxStringLen.
+const tooLongMessage = "string longer than MaxStringLen"
+
 const lockdownJS = `(function (g, maxLen, console) {
 "use strict";
 const RangeErr = RangeError, Str = String, keys = Object.keys, isArray = Array.isArray;
 const def = (o, k, v) => Object.defineProperty(o, k, {value: v, writable: true, configurable: true});
-const tooLong = () => { throw new RangeErr("string longer than MaxStringLen (" + maxLen + " characters)"); };
+const tooLong = () => { throw new RangeErr("` + tooLongMessage + ` (" + maxLen + " characters)"); };
 const sp = String.prototype, ap = Array.prototype;
-const origRepeat = sp.repeat, origPadStart = sp.padStart, origPadEnd = sp.padEnd, origJoin = ap.join;
+const origRepeat = sp.repeat, origPadStart = sp.padStart, origPadEnd = sp.padEnd, origJoin = ap.join, origConcat = sp.concat;
 def(sp, "repeat", function repeat(n) { if (Str(this).length * n > maxLen) tooLong(); return origRepeat.call(this, n); });
 def(sp, "padStart", function padStart(n, s) { if (n > maxLen) tooLong(); return origPadStart.call(this, n, s); });
 def(sp, "padEnd", function padEnd(n, s) { if (n > maxLen) tooLong(); return origPadEnd.call(this, n, s); });
+def(sp, "concat", function concat(...parts) {
+	let total = Str(this).length;
+	for (const p of parts) { total += Str(p).length; if (total > maxLen) tooLong(); }
+	return origConcat.apply(this, parts);
+});
 def(ap, "join", function join(sep) {
 	const len = this.length >>> 0, sl = sep === undefined ? 1 : Str(sep).length;
 	let total = len > 0 ? (len - 1) * sl : 0;
@@ -259,6 +274,22 @@ def(ap, "join", function join(sep) {
 	if (total > maxLen) tooLong();
 	return origJoin.call(this, sep);
 });
+// Every + and += and template literal of a program calls these (concat.go).
+Object.defineProperty(g, "` + addFunc + `", {value: function add(a, b) {
+	if (typeof a === "number" && typeof b === "number") return a + b;
+	if (typeof a === "string" && typeof b === "string" && a.length + b.length > maxLen) tooLong();
+	const r = a + b;
+	if (typeof r === "string" && r.length > maxLen) tooLong();
+	return r;
+}});
+Object.defineProperty(g, "` + templateFunc + `", {value: function template(parts, ...values) {
+	let total = 0;
+	for (const p of parts) total += p.length;
+	const strs = values.map((v) => { if (typeof v === "symbol") throw new TypeError("Cannot convert a Symbol value to a string"); const s = Str(v); total += s.length; if (total > maxLen) tooLong(); return s; });
+	let r = parts[0];
+	for (let i = 0; i < strs.length; i++) r = r + strs[i] + parts[i + 1];
+	return r;
+}});
 Object.defineProperty(g, "` + emptyFunc + `", {value: function empty(v) {
 	return v == null || v === "" || (isArray(v) ? v.length === 0 : typeof v === "object" && keys(v).length === 0);
 }});

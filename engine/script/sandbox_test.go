@@ -202,7 +202,15 @@ func TestSizeLimits(t *testing.T) {
 		require.True(t, errors.Is(err, ErrRuntime) || errors.Is(err, ErrLimit), "%s: %v", expr, err)
 		require.ErrorContains(t, err, "MaxStringLen", expr)
 	}
-	require.ErrorIs(t, eval("'ab'.repeat(400) + 'ab'.repeat(400)", nil), ErrLimit) // caught on output
+	for _, expr := range []string{
+		"'ab'.repeat(400) + 'ab'.repeat(400)", "`${'ab'.repeat(400)}-${'ab'.repeat(400)}`", "'ab'.repeat(400).concat('ab'.repeat(400))",
+		"(() => { let s = 'x'; for (let i = 0; i < 20; i++) { s += s } return s.length })()",
+		"(() => { const o = {s: 'x'}; for (;;) { o.s += o.s } })()",
+	} {
+		err := eval(expr, nil)
+		require.ErrorIs(t, err, ErrLimit, expr) // refused before the string is built
+		require.ErrorContains(t, err, "string longer than MaxStringLen (1000 characters) (line 1, column", expr)
+	}
 	require.ErrorIs(t, eval("Array.from({length: 1000}, (_, i) => i)", nil), ErrLimit)
 	require.ErrorIs(t, eval("new Array(1e9)", nil), ErrLimit)
 
@@ -249,7 +257,8 @@ func TestConcurrentEvaluations(t *testing.T) {
 
 // TestMemoryBudgetStopsRunaway: a script or condition that keeps what it
 // allocates is stopped with ErrMemory long before its time budget, whether
-// it grows a string by concatenation, an array of objects or JSON text.
+// it grows an array by doubling, of strings, of objects or of JSON text.
+// (A string cannot grow past MaxStringLen: TestSizeLimits.)
 // Subtests run one at a time: the heap they measure is the process's.
 func TestMemoryBudgetStopsRunaway(t *testing.T) {
 	// A small budget: under -race on a loaded machine goja runs many times
@@ -258,8 +267,9 @@ func TestMemoryBudgetStopsRunaway(t *testing.T) {
 	const budget = 16 << 20
 	e := setup(t, Config{ScriptTimeout: 2 * time.Minute, ConditionTimeout: 2 * time.Minute, MaxMemory: budget})
 	for _, tc := range []struct{ name, code string }{
-		{"concatenation", "var s = 'x'; for (;;) { s += s }"},
-		{"template literal", "var s = 'abcdefghijklmnop'; for (;;) { s = `${s}${s}` }"},
+		{"array doubling", "var a = [1]; for (;;) { a = a.concat(a) }"},
+		{"array of strings", "var a = [], s = 'x'.repeat(1 << 19); for (;;) { a.push(s + a.length) }"},
+		{"template literals", "var a = [], s = 'x'.repeat(1 << 19); for (;;) { a.push(`${a.length}${s}`) }"},
 		{"array of objects", "var a = []; for (;;) { a.push({k: a.length, v: 'abcdefgh' + a.length}) }"},
 		{"JSON", "var a = [], o = {x: 'y'.repeat(1000)}; for (;;) { a.push(JSON.stringify(o) + a.length) }"},
 		{"object keys", "var o = {}; for (var i = 0; ; i++) { o['k' + i] = i }"},
@@ -276,7 +286,7 @@ func TestMemoryBudgetStopsRunaway(t *testing.T) {
 		})
 	}
 	t.Run("condition", func(t *testing.T) {
-		p, err := CompileExpression("(() => { var s = 'x'; for (;;) { s += s } })()")
+		p, err := CompileExpression("(() => { var a = [0]; for (;;) { a = a.concat(a) } })()")
 		require.NoError(t, err)
 		_, err = e.EvalBool(context.Background(), p, nil)
 		require.ErrorIs(t, err, ErrMemory)
@@ -288,4 +298,40 @@ func TestMemoryBudgetStopsRunaway(t *testing.T) {
 		require.NoError(t, err)
 		require.NotNil(t, v)
 	})
+}
+
+// TestConcatenationKeepsSemantics: + and template literals, compiled as
+// calls to the capped helpers, answer what JavaScript answers.
+func TestConcatenationKeepsSemantics(t *testing.T) {
+	t.Parallel()
+	e := setup(t, Config{})
+	ctx := context.Background()
+	for expr, want := range map[string]any{
+		"1 + 2":                           int64(3),
+		"0.5 + 0.25":                      0.75,
+		"'a' + 1":                         "a1",
+		"1 + '1'":                         "11",
+		"[1] + [2]":                       "12",
+		"({valueOf() { return 5 }}) + 1":  int64(6),
+		"null + 1":                        int64(1),
+		"true + true":                     int64(2),
+		"'x' + undefined":                 "xundefined",
+		"`${1}-${'a'}-${null}-${[1, 2]}`": "1-a-null-1,2",
+		"`plain`":                         "plain",
+		"((s, ...v) => s.raw[0] + v[0])`a\\n${2}`":                                          "a\\n2",
+		"(() => { let x = 1; x += 2; return x })()":                                         int64(3),
+		"(() => { const o = {k: 'a'}; o.k += 'b'; return o.k })()":                          "ab",
+		"(() => { const a = [1, 2]; let i = 0; a[i++] += 10; return a[0] + i })()":          int64(12),
+		"(() => { let n = 0; for (let i = 0; i < 1000; i += 1) { n = n + i } return n })()": int64(499500),
+	} {
+		p, err := CompileExpression(expr)
+		require.NoError(t, err, expr)
+		got, err := e.Eval(ctx, p, nil)
+		require.NoError(t, err, expr)
+		require.Equal(t, want, got, expr)
+	}
+	p, err := CompileExpression("`${Symbol('s')}`")
+	require.NoError(t, err)
+	_, err = e.Eval(ctx, p, nil)
+	require.ErrorContains(t, err, "TypeError")
 }

@@ -26,12 +26,11 @@ type watchdog struct {
 	budget  atomic.Int64
 	armed   atomic.Bool
 
-	mu       sync.Mutex // serialises ticks
-	lastGen  uint64
-	seenAt   time.Time
-	liveBase uint64 // the smallest live heap seen while lastGen ran
-	heapBase uint64 // the smallest heap, garbage included, seen while it ran
-	counted  bool   // lastGen counts in watched
+	mu      sync.Mutex // serialises ticks
+	lastGen uint64
+	seenAt  time.Time
+	base    heap // the smallest heap seen while lastGen ran; large as it began
+	counted bool // lastGen counts in watched
 }
 
 // interrupt is the value passed to vm.Interrupt; gen tells a stale
@@ -111,7 +110,7 @@ func (w *watchdog) tick() {
 	switch {
 	case g != w.lastGen:
 		w.lastGen, w.seenAt = g, now
-		w.liveBase, w.heapBase = heapBytes()
+		w.base = readHeap()
 		w.counted = true
 		watched.Add(1)
 	case now.Sub(w.seenAt) >= budget:
@@ -122,12 +121,10 @@ func (w *watchdog) tick() {
 	w.timer.Reset(tickFor(budget))
 }
 
-// overBudget says whether the live heap has grown by more than the memory
-// budget (times the evaluations being watched) since the smallest live heap
-// seen while this evaluation ran: a GC that frees what an earlier runaway
-// left lowers the base, so its garbage does not raise this one's allowance.
+// overBudget says whether the heap has grown by more than the memory
+// budget (times the evaluations being watched) since this evaluation began.
 func (w *watchdog) overBudget() bool {
-	live, now := heapBytes()
-	w.liveBase, w.heapBase = min(w.liveBase, live), min(w.heapBase, now)
-	return overBudget(w.liveBase, w.heapBase, w.memory*uint64(max(watched.Load(), 1))) //nolint:gosec // a count
+	h := readHeap()
+	w.base.live, w.base.now = min(w.base.live, h.live), min(w.base.now, h.now)
+	return overBudget(h, w.base, w.memory*uint64(max(watched.Load(), 1))) //nolint:gosec // a count
 }
