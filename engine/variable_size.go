@@ -152,3 +152,13 @@ func reflectSize(v reflect.Value) int {
 func (e *Engine) VariableLimits() (perVariable, perInstance int) {
 	return e.cfg.MaxVariableBytes, e.cfg.MaxInstanceVariableBytes
 }
+
+// VariablesSize is about how many bytes vars take as JSON, as the caps
+// count them, without encoding them.
+func VariablesSize(vars map[string]any) int {
+	n := 0
+	for name, v := range vars {
+		n += len(name) + 4 + jsonSize(v)
+	}
+	return n
+}

@@ -110,7 +110,8 @@ func (s *Store) appendEvents(ctx context.Context, batches []any) error {
 func (s *Store) Events(ctx context.Context, instanceID string, after uint64, limit int) ([]engine.Event, error) {
 	what := "events of " + instanceID
 	var doc snapshotDoc
-	err := s.instances.FindOne(ctx, bson.D{{Key: "_id", Value: instanceID}}).Decode(&doc)
+	err := s.instances.FindOne(ctx, bson.D{{Key: "_id", Value: instanceID}},
+		options.FindOne().SetProjection(bson.D{{Key: "variables", Value: 0}, {Key: "scopes", Value: 0}, {Key: "tokens", Value: 0}})).Decode(&doc)
 	switch {
 	case errors.Is(err, mongo.ErrNoDocuments):
 		return nil, nil

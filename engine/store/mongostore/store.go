@@ -61,8 +61,12 @@ type Store struct {
 	// latest caches the latest version of each key under SingleWriter, when
 	// no other process can deploy or disable behind this one's back.
 	latest sync.Map // key → engine.DefinitionRecord
+	// sideRefs holds the side document of variables each instance named at
+	// its last commit or read, for instances with large variables only
+	// (variables.go).
+	sideRefs sync.Map // instance id → variables ref
 
-	defs, heads, forms, filters, instances, requests, events, tasks, incidents, deadLetters, meta *mongo.Collection
+	defs, heads, forms, filters, instances, variables, requests, events, tasks, incidents, deadLetters, meta *mongo.Collection
 }
 
 // New returns a Store on db after creating its indexes.
@@ -77,6 +81,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		forms:       db.Collection("forms"),
 		filters:     db.Collection("filters"),
 		instances:   db.Collection("instances"),
+		variables:   db.Collection("variables"),
 		requests:    db.Collection("requests"),
 		events:      db.Collection("events"),
 		tasks:       db.Collection("tasks"),
@@ -148,7 +153,7 @@ func (s *Store) createCollections(ctx context.Context) error {
 	if err != nil {
 		return mapErr(err, "listing collections")
 	}
-	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.meta} {
+	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.meta} {
 		if slices.Contains(names, c.Name()) {
 			continue
 		}
@@ -251,7 +256,18 @@ func (s *Store) CreateInstance(ctx context.Context, snap *engine.Snapshot) (*eng
 // insertInstance stores a new instance. When one with its id is stored
 // already, it returns that one and ErrDuplicate.
 func (s *Store) insertInstance(ctx context.Context, snap *engine.Snapshot) (*engine.Snapshot, error) {
-	_, err := s.instances.InsertOne(ctx, snap)
+	doc := snapshotDoc{Snapshot: *snap}
+	doc.Pending = nil
+	side := splitVariables(&doc, bson.NewObjectID().Hex())
+	if side != nil {
+		if err := s.insertVariables(ctx, []any{side}); err != nil {
+			return nil, err
+		}
+	}
+	_, err := s.instances.InsertOne(ctx, doc)
+	if err == nil && side != nil {
+		s.sideRefs.Store(snap.ID, side.ID)
+	}
 	if !mongo.IsDuplicateKeyError(err) {
 		return nil, mapErr(err, "creating instance "+snap.ID)
 	}
@@ -309,14 +325,25 @@ var headOnly = bson.D{
 }
 
 func (s *Store) Instance(ctx context.Context, id string) (*engine.Snapshot, error) {
-	var snap engine.Snapshot
-	err := s.instances.FindOne(ctx, bson.D{{Key: "_id", Value: id}}, options.FindOne().SetProjection(withoutPending)).Decode(&snap)
-	if err != nil {
-		return nil, mapErr(err, "instance "+id)
+	for attempt := 0; ; attempt++ {
+		var doc snapshotDoc
+		err := s.instances.FindOne(ctx, bson.D{{Key: "_id", Value: id}}, options.FindOne().SetProjection(withoutPending)).Decode(&doc)
+		if err != nil {
+			return nil, mapErr(err, "instance "+id)
+		}
+		// Another writer may have committed and retired the variables this
+		// snapshot names since it was read: read it again.
+		if err := s.joinVariables(ctx, &doc); err != nil {
+			if errors.Is(err, engine.ErrNotFound) && attempt < 3 {
+				continue
+			}
+			return nil, err
+		}
+		snap := &doc.Snapshot
+		normalizeSnapshot(snap)
+		snap.Pending = nil
+		return snap, nil
 	}
-	normalizeSnapshot(&snap)
-	snap.Pending = nil
-	return &snap, nil
 }
 
 func (s *Store) Instances(ctx context.Context, f engine.InstanceFilter) ([]*engine.Snapshot, string, error) {
@@ -374,6 +401,9 @@ func (s *Store) Unfinished(ctx context.Context, fn func(*engine.Snapshot) error)
 	}
 	filter := bson.D{{Key: "status", Value: bson.D{{Key: "$nin", Value: doneStatuses}}}}
 	if crashed {
+		if err := s.sweepVariables(ctx); err != nil {
+			return err
+		}
 		// After a crash any instance, ended ones too, may miss the tail of its
 		// last commit: redo them all, then hand on the unfinished ones.
 		filter = bson.D{}
@@ -388,6 +418,9 @@ func (s *Store) Unfinished(ctx context.Context, fn func(*engine.Snapshot) error)
 		var doc snapshotDoc
 		if err := cur.Decode(&doc); err != nil {
 			return mapErr(err, "unfinished instance")
+		}
+		if err := s.joinVariables(ctx, &doc); err != nil {
+			return fmt.Errorf("recovering instance %s: %w", doc.ID, err)
 		}
 		snap := &doc.Snapshot
 		normalizeSnapshot(snap)
@@ -477,12 +510,17 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 	var (
 		creates  []any
 		replaces []mongo.WriteModel
+		sides    []any
 		redos    = make([]redo, len(changes))
+		refs     = make([]string, len(changes)) // the variables each names apart, if any
 	)
 	for i, c := range changes {
 		doc, r, err := s.newSnapshotDoc(c, nonce)
 		if err != nil {
 			return nil, nil, err
+		}
+		if side := splitVariables(&doc, nonce); side != nil {
+			sides, refs[i] = append(sides, side), side.ID
 		}
 		redos[i] = r
 		if c.Create {
@@ -490,6 +528,9 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 			continue
 		}
 		replaces = append(replaces, mongo.NewReplaceOneModel().SetFilter(s.guard(c)).SetReplacement(doc))
+	}
+	if err := s.insertVariables(ctx, sides); err != nil {
+		return nil, nil, err
 	}
 	stored, failed := 0, false
 	if len(creates) > 0 {
@@ -511,6 +552,9 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 		stored += int(matched)
 	}
 	if !failed && stored == len(changes) {
+		for i, c := range changes {
+			s.retireVariables(ctx, c.Snapshot.ID, refs[i])
+		}
 		return redos, nil, nil
 	}
 	// Some guard said no: find out which by what is stored now.
@@ -528,6 +572,7 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 			return nil, nil, mapErr(err, "checking instance "+c.Snapshot.ID)
 		case cur.Commit == nonce:
 			ok = append(ok, redos[i])
+			s.retireVariables(ctx, c.Snapshot.ID, refs[i])
 		default:
 			errs = append(errs, fmt.Errorf("instance %s is not at seq %d: %w", c.Snapshot.ID, c.PrevSeq, engine.ErrConflict))
 		}
@@ -541,7 +586,8 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 type snapshotDoc struct {
 	engine.Snapshot `bson:",inline"` // Pending stays empty: the events are in Redo
 	Commit          string           `bson:"commit"`
-	Redo            []byte           `bson:"redo,omitempty"` // BSON of a redo
+	VariablesRef    string           `bson:"variables_ref,omitempty"` // large variables live apart (variables.go)
+	Redo            []byte           `bson:"redo,omitempty"`          // BSON of a redo
 }
 
 func (s *Store) guard(c engine.Change) bson.D {
