@@ -28,9 +28,8 @@ type Cache struct {
 	pub     *Publisher
 	sources map[*Source]struct{} // under mu; closed with the cache
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	stop context.CancelFunc // ends the background work Open starts
+	wg   sync.WaitGroup
 }
 
 // Open connects to Redis. Redis not answering is no error: the cache starts
@@ -54,14 +53,15 @@ func Open(ctx context.Context, cfg Config) (*Cache, error) {
 	opts.DisableIdentity = true
 	quietRedisLog.Do(func() { redis.SetLogger(discardLogger{}) })
 	c := &Cache{cfg: cfg, rdb: redis.NewClient(opts), pending: map[string]time.Duration{}, sources: map[*Source]struct{}{}}
-	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if err := c.Ping(ctx); err != nil {
 		c.fail(ctx, err)
 	}
 	c.pub = newPublisher(c)
+	life, stop := context.WithCancel(context.WithoutCancel(ctx))
+	c.stop = stop
 	c.wg.Add(2)
-	go func() { defer c.wg.Done(); c.probe() }()
-	go func() { defer c.wg.Done(); c.pub.run(c.ctx) }()
+	go func() { defer c.wg.Done(); c.probe(life) }()
+	go func() { defer c.wg.Done(); c.pub.run(life) }()
 	return c, nil
 }
 
@@ -86,7 +86,7 @@ func (c *Cache) Close() error {
 	for _, s := range sources {
 		errs = append(errs, s.Close())
 	}
-	c.cancel()
+	c.stop()
 	c.wg.Wait()
 	errs = append(errs, c.rdb.Close())
 	return errors.Join(errs...)
@@ -159,24 +159,24 @@ func (c *Cache) keep(keys []stale) bool {
 
 // probe pings Redis; when it answers after a failure, it first sends the
 // invalidations Redis missed, then lets reads use it again.
-func (c *Cache) probe() {
+func (c *Cache) probe(ctx context.Context) {
 	t := time.NewTicker(c.cfg.ProbeInterval)
 	defer t.Stop()
 	for {
 		select {
-		case <-c.ctx.Done():
+		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if err := c.Ping(c.ctx); err != nil {
-			c.fail(c.ctx, err)
+		if err := c.Ping(ctx); err != nil {
+			c.fail(ctx, err)
 			continue
 		}
 		if !c.down.Load() {
 			continue
 		}
-		if err := c.flushPending(c.ctx); err != nil {
-			c.fail(c.ctx, err)
+		if err := c.flushPending(ctx); err != nil {
+			c.fail(ctx, err)
 			continue
 		}
 		c.mu.Lock()

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"context"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
@@ -36,7 +37,9 @@ type Source struct {
 // Close stops it.
 func (c *Cache) Source(local Local) *Source {
 	s := &Source{c: c, local: local, subs: map[*func([]engine.Event)]struct{}{}, done: make(chan struct{})}
-	s.ps = c.rdb.Subscribe(c.ctx, c.Channel())
+	// The context only carries the SUBSCRIBE command; Close ends the
+	// subscription.
+	s.ps = c.rdb.Subscribe(context.Background(), c.Channel())
 	c.mu.Lock()
 	c.sources[s] = struct{}{}
 	c.mu.Unlock()
