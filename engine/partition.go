@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,6 +15,7 @@ type partition struct {
 	id        int
 	inbox     chan command
 	instances map[string]*instance
+	roundAt   atomic.Int64 // clock time (unix ns) the current round began; 0 between rounds
 
 	// the current round
 	touched  []*instance
@@ -50,6 +52,8 @@ func (p *partition) run(ctx context.Context) {
 
 // round applies c and whatever else is already waiting, up to MaxBatch, then commits.
 func (p *partition) round(ctx context.Context, first command) {
+	p.roundAt.Store(p.e.clock.Now().UnixNano())
+	defer p.roundAt.Store(0)
 	p.apply(ctx, first)
 	for n := 1; n < p.e.cfg.MaxBatch; n++ {
 		select {
@@ -198,4 +202,20 @@ func (p *partition) reset() {
 	for ; p.consumed > 0; p.consumed-- {
 		p.e.done()
 	}
+}
+
+// StuckPartitions lists the partitions whose current round has run for
+// longer than d: no command of their instances is applied meanwhile. A round
+// is bounded by its store calls' deadlines and scripts' budgets, so one that
+// outlasts them means an applier that no longer moves (issue 11 adds
+// partitions that no replica owns).
+func (e *Engine) StuckPartitions(d time.Duration) []int {
+	now := e.clock.Now().UnixNano()
+	var stuck []int
+	for _, p := range e.partitions {
+		if at := p.roundAt.Load(); at != 0 && now-at > d.Nanoseconds() {
+			stuck = append(stuck, p.id)
+		}
+	}
+	return stuck
 }

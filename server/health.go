@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -40,6 +41,10 @@ func (s *Server) ready(c *fiber.Ctx) error {
 		return &api.Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "store does not answer: " + err.Error()}
 	}
 	reasons := []healthReason{}
+	if ids := s.eng.StuckPartitions(s.cfg.StuckAfter); len(ids) > 0 {
+		reasons = append(reasons, healthReason{Check: "partitions", Error: fmt.Sprintf(
+			"partitions %v have been applying one round for more than %v: their instances do not move (a store call or script that does not return?)", ids, s.cfg.StuckAfter)})
+	}
 	for _, h := range s.cfg.Health {
 		if err := h.Check(ctx); err != nil {
 			reasons = append(reasons, healthReason{Check: h.Name, Error: err.Error()})

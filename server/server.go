@@ -25,6 +25,9 @@ const (
 	ShutdownTimeoutDefault = 10 * time.Second
 	RateLimitDefault       = 1000 // starts and completions per client IP per RateWindow
 	RateWindowDefault      = time.Second
+	// StuckAfterDefault outlasts a round's store deadlines (a commit may
+	// take 30 s) and script budgets.
+	StuckAfterDefault = 2 * time.Minute
 )
 
 // Config configures a Server. The zero value of each field but Engine means
@@ -40,6 +43,9 @@ type Config struct {
 	Identity        identity.Config // users and secrets; zero: the local profile
 	Live            live.Config     // the WebSocket endpoint /ws
 	Health          []HealthCheck   // what degrades /health/ready without making it fail
+	// StuckAfter is how long a partition may apply one round before
+	// /health/ready says it is stuck (degraded). Default StuckAfterDefault.
+	StuckAfter time.Duration
 	// EventRoles may send messages and signals (admins always); default
 	// worker and operator.
 	EventRoles []string
@@ -55,6 +61,7 @@ func (c Config) WithDefaults() Config {
 	c.ShutdownTimeout = cmp.Or(c.ShutdownTimeout, ShutdownTimeoutDefault)
 	c.RateLimit = cmp.Or(c.RateLimit, RateLimitDefault)
 	c.RateWindow = cmp.Or(c.RateWindow, RateWindowDefault)
+	c.StuckAfter = cmp.Or(c.StuckAfter, StuckAfterDefault)
 	c.Identity = c.Identity.WithDefaults()
 	c.Live = c.Live.WithDefaults()
 	if len(c.EventRoles) == 0 {

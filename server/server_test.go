@@ -603,3 +603,58 @@ func TestHealthReady(t *testing.T) {
 	_, err = server.New(server.Config{Engine: eng, Health: []server.HealthCheck{{Name: "x"}}})
 	require.ErrorContains(t, err, "Health[0] needs a Name and a Check")
 }
+
+// blockingStore holds every commit until release is closed: an applier
+// that no longer moves, which a real store cannot be made to do on demand.
+type blockingStore struct {
+	*memstore.Store
+	release chan struct{}
+}
+
+func (s *blockingStore) Commit(ctx context.Context, b *engine.Batch) error {
+	<-s.release
+	return s.Store.Commit(ctx, b)
+}
+
+func TestHealthReadyStuckPartition(t *testing.T) {
+	t.Parallel()
+	store := &blockingStore{Store: memstore.New(), release: make(chan struct{})}
+	eng, err := engine.New(engine.Config{Store: store, Partitions: 1, NodeWorkers: 1})
+	require.NoError(t, err)
+	require.NoError(t, eng.Run(context.Background()))
+	t.Cleanup(eng.Close)
+	srv, err := server.New(server.Config{Engine: eng, StuckAfter: 20 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	released := sync.OnceFunc(func() { close(store.release) })
+	t.Cleanup(released) // before eng.Close
+	ready := func() map[string]any {
+		resp, err := srv.App().Test(httptest.NewRequest(http.MethodGet, "/health/ready", nil), -1)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "a stuck partition degrades, the server still serves")
+		var body map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+		return body
+	}
+	require.Equal(t, "ok", ready()["status"])
+
+	src, err := os.ReadFile("testdata/approval.bpmn")
+	require.NoError(t, err)
+	_, _, err = eng.Deploy(context.Background(), engine.DeployRequest{Source: src})
+	require.NoError(t, err)
+	started := make(chan error, 1)
+	go func() {
+		_, _, err := eng.Start(context.Background(), engine.StartRequest{Definition: "approval", Variables: map[string]any{"amount": 1}})
+		started <- err
+	}()
+	require.Eventually(t, func() bool { return ready()["status"] == "degraded" }, 10*time.Second, 5*time.Millisecond)
+	body := ready()
+	require.Len(t, body["reasons"], 1)
+	reason := body["reasons"].([]any)[0].(map[string]any)
+	require.Equal(t, "partitions", reason["check"])
+	require.Contains(t, reason["error"], "partitions [0] have been applying one round")
+
+	released()
+	require.NoError(t, <-started)
+	require.Eventually(t, func() bool { return ready()["status"] == "ok" }, 10*time.Second, 5*time.Millisecond)
+}
