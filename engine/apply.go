@@ -42,6 +42,8 @@ func (x *instance) do(ctx context.Context, c command) error {
 		x.load()
 	case cmdJobDone:
 		x.jobDone(c)
+	case cmdChildEnded:
+		x.childEnded(c)
 	case cmdJobFailed:
 		x.jobFailed(c)
 	case cmdRetry:
@@ -97,7 +99,7 @@ func (x *instance) reply(c command, err error) reply {
 // resume in the order they came), so that no new work starts until it resumes.
 func holdWhilePaused(k commandKind) bool {
 	switch k {
-	case cmdJobDone, cmdJobFailed, cmdRetry, cmdTimer, cmdMessage, cmdSignal:
+	case cmdJobDone, cmdJobFailed, cmdRetry, cmdTimer, cmdMessage, cmdSignal, cmdChildEnded:
 		return true
 	}
 	return false

@@ -87,6 +87,7 @@ func (x *instance) dropSubscription(s *Subscription) {
 // disarmToken drops every subscription a token holds (its boundary events,
 // its event-gateway targets, its own catch).
 func (x *instance) disarmToken(t *token) {
+	x.withdrawCall(t)
 	x.subs = slices.DeleteFunc(x.subs, func(s *Subscription) bool {
 		if s.Token != t.id {
 			return false

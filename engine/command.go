@@ -22,7 +22,8 @@ const (
 	cmdSetVariables
 	cmdMove
 	cmdSignal
-	cmdLoad // bring a stored instance into its applier (recovery)
+	cmdLoad       // bring a stored instance into its applier (recovery)
+	cmdChildEnded // the instance a call activity started ended, or could not start
 )
 
 // command is one request to an instance's applier. It is a plain value so
@@ -33,21 +34,23 @@ type command struct {
 	inst  string
 	reply chan<- reply // the caller waiting for the answer; nil for the engine's own
 
-	token      uint64         // the token a job result, retry or move is for
-	sub        uint64         // the subscription (timer, message, signal) that fired
-	job        uint64         // the job run a result is for
-	vars       map[string]any // variables the command brings
-	err        error          // cmdJobFailed: the failure
-	after      time.Duration  // cmdJobFailed: the retry delay the handler asked for
-	taskID     string         // task commands: the task
-	task       *taskCommand   // task commands: what to do to it
-	incidentID string         // cmdResolve: the incident
-	target     string         // cmdMove: the element the token moves to
-	name       string         // cmdMessage, cmdSignal: the message or signal name
-	key        string         // cmdMessage: the correlation key
-	user       string         // who asks
-	start      *startRequest  // cmdStart
-	snap       *Snapshot      // cmdLoad: the stored instance
+	token       uint64         // the token a job result, retry or move is for
+	sub         uint64         // the subscription (timer, message, signal) that fired
+	job         uint64         // the job run a result is for
+	vars        map[string]any // variables the command brings
+	err         error          // cmdJobFailed: the failure
+	after       time.Duration  // cmdJobFailed: the retry delay the handler asked for
+	taskID      string         // task commands: the task
+	task        *taskCommand   // task commands: what to do to it
+	incidentID  string         // cmdResolve: the incident
+	target      string         // cmdMove: the element the token moves to
+	name        string         // cmdMessage, cmdSignal: the message or signal name
+	key         string         // cmdMessage: the correlation key
+	user        string         // who asks
+	start       *startRequest  // cmdStart
+	snap        *Snapshot      // cmdLoad: the stored instance
+	child       string         // cmdChildEnded: the called instance
+	childStatus Status         // cmdChildEnded: how it ended
 }
 
 // reply answers a command that a caller waits on.

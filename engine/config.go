@@ -48,8 +48,11 @@ type Config struct {
 	NodeWorkers int // workers per node
 	JobTimeout  time.Duration
 	MaxSteps    int // token moves one command may make before it is an incident (a loop without wait state)
-	MaxBatch    int // commands an applier applies before it commits
-	Unhandled   UnhandledJobs
+	// MaxCallDepth bounds how deeply call activities nest (default
+	// MaxCallDepthDefault); deeper, the call activity raises an incident.
+	MaxCallDepth int
+	MaxBatch     int // commands an applier applies before it commits
+	Unhandled    UnhandledJobs
 	// MaxVariableBytes caps one variable a caller sets (start, task
 	// completion, message, job result, resolve, set variables), measured as
 	// JSON; MaxInstanceVariableBytes caps all of an instance's variables
@@ -82,6 +85,7 @@ func (c Config) WithDefaults() Config {
 	c.NodeWorkers = cmp.Or(c.NodeWorkers, runtime.GOMAXPROCS(0))
 	c.JobTimeout = cmp.Or(c.JobTimeout, JobTimeoutDefault)
 	c.MaxSteps = cmp.Or(c.MaxSteps, MaxStepsDefault)
+	c.MaxCallDepth = cmp.Or(c.MaxCallDepth, MaxCallDepthDefault)
 	c.MaxBatch = cmp.Or(c.MaxBatch, MaxBatchDefault)
 	c.MessageBuffer = cmp.Or(c.MessageBuffer, MessageBufferDefault)
 	c.MaxVariableBytes = cmp.Or(c.MaxVariableBytes, MaxVariableBytesDefault)

@@ -53,8 +53,19 @@ func (x *instance) rearmAll() {
 		}
 	}
 	for _, t := range x.tokens {
-		if t.status == TokenJob {
+		switch t.status {
+		case TokenJob:
 			x.dispatch(t)
+		case TokenCall:
+			// Start the child again, or find it: the request id makes it one.
+			if cs, err := x.childStart(t, 0); err == nil {
+				if x.head.Parent != nil {
+					cs.parent.Depth = x.head.Parent.Depth + 1
+				} else {
+					cs.parent.Depth = 1
+				}
+				x.p.effects.calls = append(x.p.effects.calls, cs)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -16,6 +17,9 @@ type effects struct {
 	external  []*jobRun
 	unlock    []string // external job keys to drop
 	signals   []string // signals thrown, to broadcast
+	calls     []childStart
+	ends      []childEnd // called instances that ended, to tell their callers
+	cancels   []string   // called instances whose call activity was withdrawn
 }
 
 type timerArm struct {
@@ -65,6 +69,23 @@ func (f *effects) run(e *Engine) {
 		e.busy.Add(1)
 		e.workers.dispatch(j)
 	}
+	for _, cs := range f.calls {
+		e.busy.Add(1)
+		go func() { defer e.done(); e.startChild(e.ctx, cs) }()
+	}
+	for _, end := range f.ends {
+		e.busy.Add(1)
+		go func() { defer e.done(); e.tellParent(e.ctx, end) }()
+	}
+	for _, id := range f.cancels {
+		e.busy.Add(1)
+		go func() {
+			defer e.done()
+			if _, err := e.Cancel(e.ctx, id); err != nil && !errors.Is(err, ErrInstanceEnded) && !errors.Is(err, ErrNotFound) {
+				e.cfg.Logger.Error("cancelling a called instance", "instance_id", id, "err", err)
+			}
+		}()
+	}
 	for i, name := range f.signals {
 		subs := thrown[i]
 		e.busy.Add(1)
@@ -90,4 +111,9 @@ func (f *effects) reset() {
 	f.external = f.external[:0]
 	f.unlock = f.unlock[:0]
 	f.signals = f.signals[:0]
+	clear(f.calls)
+	f.calls = f.calls[:0]
+	clear(f.ends)
+	f.ends = f.ends[:0]
+	f.cancels = f.cancels[:0]
 }

@@ -20,6 +20,8 @@ const (
 	EventGatewayDecided    EventType = "gateway.decided" // which conditions held and which flows were chosen
 
 	EventJobCreated    EventType = "job.created"
+	EventCallStarted   EventType = "call.started" // a call activity started its child instance
+	EventCallEnded     EventType = "call.ended"   // the child completed; the call activity goes on
 	EventJobFailed     EventType = "job.failed"
 	EventJobRetrying   EventType = "job.retrying"
 	EventTaskCreated   EventType = "task.created"

@@ -32,6 +32,8 @@ type instance struct {
 	nextID    uint64
 	timers    map[uint64]Timer // armed clock timers by subscription id
 	held      []command        // commands that arrived while paused
+	endCode   string           // a called instance ended by a BPMN error it passes to its caller
+	endMsg    string
 
 	// the change being built
 	ctx         context.Context
@@ -67,6 +69,7 @@ type token struct {
 	due      *time.Time
 	local    map[string]any
 	incident string
+	child    string // the instance its call activity started
 }
 
 // scope is a running embedded sub-process.
@@ -122,6 +125,7 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 		t := &token{
 			id: ts.ID, node: n, scope: ts.Scope, status: ts.Status, attempt: ts.Attempt,
 			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident, outer: ts.Outer, listener: ts.Listener,
+			child: ts.Child,
 		}
 		if ts.Via != "" {
 			t.via = proc.Flow(ts.Via)
@@ -161,6 +165,7 @@ func (x *instance) snapshot() *Snapshot {
 		ts := TokenState{
 			ID: t.id, ElementID: t.node.ID, Scope: t.scope, Status: t.status,
 			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer, Listener: t.listener,
+			Child: t.child,
 		}
 		if t.via != nil {
 			ts.Via = t.via.ID

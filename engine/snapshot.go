@@ -21,6 +21,7 @@ type Snapshot struct {
 	Incidents     []Incident     `json:"incidents,omitempty" bson:"incidents,omitempty"`
 	Tasks         []Task         `json:"tasks,omitempty" bson:"tasks,omitempty"` // open inbox tasks
 	StartElement  string         `json:"startElement,omitempty" bson:"start_element,omitempty"`
+	Parent        *ParentRef     `json:"parent,omitempty" bson:"parent,omitempty"` // the call activity that started it
 	NextID        uint64         `json:"-" bson:"next_id"`
 	Started       time.Time      `json:"startedAt" bson:"started_at"`
 	Updated       time.Time      `json:"updatedAt" bson:"updated_at"`
@@ -65,6 +66,7 @@ type TokenState struct {
 	Outer     uint64         `json:"outer,omitempty" bson:"outer,omitempty"` // a multi-instance activity's instance: the token waiting for it
 	// Listener is the task transition the token waits on job listeners for.
 	Listener *PendingTransition `json:"listener,omitempty" bson:"listener,omitempty"`
+	Child    string             `json:"child,omitempty" bson:"child,omitempty"` // the instance its call activity started
 }
 
 // ScopeState is a running embedded sub-process: the token that waits for it

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +26,9 @@ type StartRequest struct {
 	// Triggered says the start event's timer or message has happened already
 	// (scheduled and message starts): the token leaves it at once.
 	Triggered bool
+
+	id     string     // a call activity's child: the id its caller holds
+	parent *ParentRef // a call activity's child: its caller
 }
 
 // startRequest is a start the applier carries out.
@@ -77,7 +81,7 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*Snapshot, bool, 
 	}
 	now := e.clock.Now()
 	snap := &Snapshot{
-		ID: newID(), DefinitionID: rec.ID, DefinitionKey: rec.Key, Version: rec.Version, ProcessID: proc.ID,
+		ID: cmp.Or(req.id, newID()), Parent: req.parent, DefinitionID: rec.ID, DefinitionKey: rec.Key, Version: rec.Version, ProcessID: proc.ID,
 		BusinessKey: req.BusinessKey, RequestID: req.RequestID, Status: StatusRunning, Variables: vars,
 		Started: now, Updated: now, StartElement: start.ID,
 	}

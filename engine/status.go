@@ -31,4 +31,5 @@ const (
 	TokenIncident TokenStatus = "incident" // stuck until an operator resolves the incident
 	TokenRetry    TokenStatus = "retry"    // waiting for the backoff before the next attempt
 	TokenMulti    TokenStatus = "multi"    // waiting for the instances of its multi-instance activity
+	TokenCall     TokenStatus = "call"     // waiting for the instance its call activity started
 )

@@ -85,6 +85,8 @@ func (x *instance) enter(t *token, n *model.Node, via *model.Flow) {
 		x.throw(t)
 	case model.KindSubProcess:
 		x.enterSubProcess(t)
+	case model.KindCallActivity:
+		x.callActivity(t)
 	default:
 		x.incident(t, "unsupported", fmt.Sprintf("%s cannot run", n.Kind))
 	}
@@ -307,4 +309,5 @@ func (x *instance) finish(s Status, typ EventType, detail map[string]any) {
 	now := x.now
 	x.head.Ended = &now
 	x.emit(typ, nil, nil, detail)
+	x.ended()
 }

@@ -146,6 +146,7 @@ type InstanceFilter struct {
 	DefinitionKey string
 	Status        []Status
 	BusinessKey   string
+	ParentID      string // instances a call activity of this instance started
 	StartedAfter  time.Time
 	StartedBefore time.Time
 	Cursor        string

@@ -97,6 +97,9 @@ func (x *instance) throwError(t *token, n *model.Node, code, message string) {
 		}
 		holder, act = x.scopeOwner(holder.scope)
 	}
+	if x.propagateError(t, n, code, message) {
+		return
+	}
 	x.incidentAt(t, "error", fmt.Sprintf("unhandled BPMN error %q thrown by %q: %s; add an error boundary event that catches it", code, n.ID, message), phaseEnter)
 }
 

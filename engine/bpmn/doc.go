@@ -15,7 +15,7 @@
 //     (http://camunda.org/schema/zeebe/1.0) and ours
 //     (https://workflowpp.dev/schema/bpmn/1.0, prefix wf by convention).
 //   - Nothing that runs is skipped silently. Everything Workflow++ does not
-//     run (callActivity, complexGateway, transaction, adHocSubProcess, event
+//     run (complexGateway, transaction, adHocSubProcess, event
 //     sub-processes, loop and multi-instance characteristics, compensation,
 //     escalation, conditional and cancel events, choreographies, Java
 //     delegates, DMN decisions, listeners...) is a model.Problem naming the

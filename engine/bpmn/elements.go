@@ -29,6 +29,7 @@ var nodeKinds = map[string]model.Kind{
 	"scriptTask":             model.KindScriptTask,
 	"receiveTask":            model.KindReceiveTask,
 	"subProcess":             model.KindSubProcess,
+	"callActivity":           model.KindCallActivity,
 }
 
 // converter maps the element tree of one document into a Definition,
@@ -185,6 +186,8 @@ func (c *converter) node(e *element) *model.Node {
 		c.scope(n.Body, e, true)
 	case model.KindUserTask:
 		resourceAssignments(n, e)
+	case model.KindCallActivity:
+		c.call(n, e)
 	}
 	if n.Kind.IsActivity() && e.attr("", "isForCompensation") == "true" {
 		c.unsupported(n.ID, e, "compensation handler (isForCompensation)", "undo work explicitly on an error path")

@@ -33,7 +33,7 @@ func ExampleParse_problems() {
 	doc := `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL">
 	  <process id="p">
 	    <startEvent id="start"/>
-	    <callActivity id="billing" calledElement="billing-v2"/>
+	    <complexGateway id="billing"/>
 	    <sequenceFlow id="f1" sourceRef="start" targetRef="bill"/>
 	  </process>
 	</definitions>`
@@ -45,6 +45,6 @@ func ExampleParse_problems() {
 		}
 	}
 	// Output:
-	// billing: callActivity is not supported yet: model the called process inline as an embedded subProcess (unsupported: true)
+	// billing: complexGateway is not supported yet: use an inclusive or exclusive gateway with conditions (unsupported: true)
 	// f1: targetRef "bill" does not exist (unsupported: false)
 }

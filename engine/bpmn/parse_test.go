@@ -387,7 +387,6 @@ func TestParseUnsupported(t *testing.T) {
 	t.Parallel()
 	def, probs := parseFile(t, "unsupported.bpmn")
 	tests := []struct{ id, want string }{
-		{"call", "callActivity is not supported yet: model the called process inline"},
 		{"complex", "complexGateway is not supported yet"},
 		{"tx", "transaction is not supported yet"},
 		{"adhoc", "adHocSubProcess is not supported yet"},
@@ -422,7 +421,7 @@ func TestParseUnsupported(t *testing.T) {
 
 	// Placeholders keep the graph whole: the only problems are the unsupported ones.
 	p := def.Main()
-	require.Equal(t, "callActivity", node(t, p, "call").Attrs["element"])
+	require.Equal(t, "complexGateway", node(t, p, "complex").Attrs["element"])
 	for _, v := range model.Validate(def, model.Checks{}) {
 		require.Truef(t, mentions(probs, v.ElementID), "validation problem about an element not reported as unsupported: %s", v)
 	}
@@ -490,9 +489,44 @@ func TestParseProblemsWithoutIDsSayWhere(t *testing.T) {
 	t.Parallel()
 	_, err := bpmn.Parse([]byte(`<definitions xmlns="`+bpmnNS+`">
 <process id="p">
-  <callActivity/>
+  <complexGateway/>
 </process></definitions>`), bpmn.Options{})
 	var probs model.Problems
 	require.ErrorAs(t, err, &probs)
-	requireProblem(t, probs, "", "callActivity (line 3) is not supported yet")
+	requireProblem(t, probs, "", "complexGateway (line 3) is not supported yet")
+}
+
+func TestParseCallActivity(t *testing.T) {
+	t.Parallel()
+	def, err := bpmn.Parse([]byte(`<definitions xmlns="`+bpmnNS+`" xmlns:zeebe="http://camunda.org/schema/zeebe/1.0" xmlns:camunda="http://camunda.org/schema/1.0/bpmn">
+<process id="p">
+  <startEvent id="s"/>
+  <callActivity id="plain" calledElement="child"/>
+  <callActivity id="c8"><extensionElements>
+    <zeebe:calledElement processId="=childId" propagateAllChildVariables="false" bindingType="deployment"/>
+    <zeebe:ioMapping><zeebe:input source="=a" target="b"/></zeebe:ioMapping>
+  </extensionElements></callActivity>
+  <callActivity id="c7" calledElement="child" camunda:calledElementBinding="version" camunda:calledElementVersion="3"><extensionElements>
+    <camunda:in source="a" target="b"/><camunda:in sourceExpression="${x + 1}" target="y"/><camunda:in businessKey="#{execution.processBusinessKey}"/>
+    <camunda:out variables="all"/><camunda:out source="r" target="result"/>
+  </extensionElements></callActivity>
+  <sequenceFlow id="f1" sourceRef="s" targetRef="plain"/><sequenceFlow id="f2" sourceRef="plain" targetRef="c8"/><sequenceFlow id="f3" sourceRef="c8" targetRef="c7"/>
+</process></definitions>`), bpmn.Options{})
+	require.NoError(t, err)
+	p := def.Main()
+	require.Equal(t, &model.Call{ProcessID: "child", Binding: model.BindingLatest, AllIn: true, AllOut: true}, node(t, p, "plain").Call)
+	c8 := node(t, p, "c8")
+	require.Equal(t, &model.Call{ProcessID: "=childId", Binding: model.BindingDeployment, AllIn: true, AllOut: false}, c8.Call)
+	require.Equal(t, []model.Mapping{{Source: "=a", Target: "b"}}, c8.Inputs)
+	require.Equal(t, &model.Call{
+		ProcessID: "child", Binding: model.BindingVersion, Version: 3, AllIn: false, AllOut: true, ParentBusinessKey: true,
+		In:  []model.Mapping{{Source: "a", Target: "b"}, {Source: "${x + 1}", Target: "y"}},
+		Out: []model.Mapping{{Source: "r", Target: "result"}},
+	}, node(t, p, "c7").Call)
+
+	_, err = bpmn.Parse([]byte(`<definitions xmlns="`+bpmnNS+`" xmlns:camunda="http://camunda.org/schema/1.0/bpmn">
+<process id="p"><callActivity id="tagged" calledElement="child" camunda:calledElementBinding="versionTag"/><callActivity id="nothing"/></process></definitions>`), bpmn.Options{})
+	var probs model.Problems
+	require.ErrorAs(t, err, &probs)
+	requireProblem(t, probs, "tagged", `camunda:calledElementBinding "versionTag" is not supported yet`)
 }

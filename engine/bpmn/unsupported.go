@@ -25,7 +25,6 @@ type placeholder struct {
 }
 
 var unsupportedFlowElements = map[string]placeholder{
-	"callActivity":           {model.KindTask, "model the called process inline as an embedded subProcess"},
 	"transaction":            {model.KindTask, "use an embedded subProcess with error boundary events"},
 	"adHocSubProcess":        {model.KindTask, "use user tasks behind a parallel or inclusive gateway"},
 	"complexGateway":         {model.KindInclusiveGateway, "use an inclusive or exclusive gateway with conditions"},

@@ -20,6 +20,7 @@ const (
 	KindScriptTask
 	KindReceiveTask
 	KindSubProcess
+	KindCallActivity // starts another process as an instance of its own and waits for it
 )
 
 var kindNames = [...]string{
@@ -39,6 +40,7 @@ var kindNames = [...]string{
 	KindScriptTask:             "scriptTask",
 	KindReceiveTask:            "receiveTask",
 	KindSubProcess:             "subProcess",
+	KindCallActivity:           "callActivity",
 }
 
 // String returns the BPMN element name of the kind, e.g. "exclusiveGateway".
@@ -56,7 +58,7 @@ func (k Kind) IsGateway() bool {
 
 // IsActivity reports whether tokens wait on the node for work to finish.
 func (k Kind) IsActivity() bool {
-	return k >= KindTask && k <= KindSubProcess
+	return k >= KindTask && k <= KindCallActivity
 }
 
 // IsEvent reports whether the kind is an event.

@@ -46,6 +46,7 @@ type Node struct {
 	Outputs []Mapping
 	Retry   RetryPolicy
 	Body    *Scope // embedded sub-process
+	Call    *Call  // call activity
 	Loop    *MultiInstance
 
 	// Attrs keeps format-specific details worth showing (e.g. a DAG actionType).
@@ -136,10 +137,37 @@ type Mapping struct {
 	Target string // variable name, dotted path allowed
 }
 
+// Call is what a call activity starts and how variables pass between the
+// caller and the called instance (the child).
+type Call struct {
+	ProcessID string // the called process (calledElement); an expression when it starts with = or ${
+	// Binding picks the called definition's version: BindingLatest (the
+	// default), BindingDeployment (the caller's own definition, whose file
+	// holds the called process) or BindingVersion (Version).
+	Binding string
+	Version int
+	// Variables in: all the caller sees at the call activity (AllIn), then
+	// In; out: all of the child's (AllOut), then Out, evaluated on the
+	// child's variables. Camunda 8 passes all both ways unless told not
+	// to; Camunda 7 only what camunda:in and camunda:out name.
+	AllIn, AllOut bool
+	In, Out       []Mapping
+	BusinessKey   string // expression for the child's business key; "": none
+	// ParentBusinessKey gives the child the caller's business key.
+	ParentBusinessKey bool
+}
+
+// Bindings of a call activity.
+const (
+	BindingLatest     = "latest"
+	BindingDeployment = "deployment"
+	BindingVersion    = "version"
+)
+
 // IsWaitState reports whether a token on the node waits for something outside the instance.
 func (n *Node) IsWaitState() bool {
 	switch n.Kind {
-	case KindUserTask, KindServiceTask, KindReceiveTask, KindEventBasedGateway, KindSubProcess:
+	case KindUserTask, KindServiceTask, KindReceiveTask, KindEventBasedGateway, KindSubProcess, KindCallActivity:
 		return true
 	case KindIntermediateCatchEvent:
 		return n.Trigger != TriggerLink && n.Trigger != TriggerNone

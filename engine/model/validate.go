@@ -308,6 +308,9 @@ func (v *validator) activity(n *Node) {
 			}
 		}
 	}
+	if n.Kind == KindCallActivity {
+		v.call(n)
+	}
 	if n.Kind == KindUserTask {
 		h := n.Human
 		v.expr(n.ID, "assignee", h.Assignee)
@@ -321,6 +324,25 @@ func (v *validator) activity(n *Node) {
 				v.add(n.ID, "%s task listener: %v", l.Event, err)
 			}
 		}
+	}
+}
+
+func (v *validator) call(n *Node) {
+	c := n.Call
+	switch {
+	case c == nil || c.ProcessID == "":
+		v.add(n.ID, "the call activity names no process to call: set calledElement (zeebe:calledElement processId) to the id of a process")
+		return
+	case c.Binding == BindingVersion && c.Version < 1:
+		v.add(n.ID, "the call activity's binding is a version but it names none: set the version (camunda:calledElementVersion) to a number from 1")
+	}
+	v.expr(n.ID, "called element", c.ProcessID)
+	v.expr(n.ID, "business key", c.BusinessKey)
+	for _, m := range c.In {
+		v.mapping(n.ID, "in", m)
+	}
+	for _, m := range c.Out {
+		v.mapping(n.ID, "out", m)
 	}
 }
 

@@ -95,6 +95,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 			{Keys: bson.D{{Key: "definition_key", Value: 1}}},
 			{Keys: bson.D{{Key: "status", Value: 1}}},
 			{Keys: bson.D{{Key: "business_key", Value: 1}}},
+			{Keys: bson.D{{Key: "parent.instance_id", Value: 1}}},
 		}},
 		{s.tasks, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "instance_id", Value: 1}}},
@@ -353,6 +354,9 @@ func (s *Store) Instances(ctx context.Context, f engine.InstanceFilter) ([]*engi
 	}
 	if f.BusinessKey != "" {
 		filter = append(filter, bson.E{Key: "business_key", Value: f.BusinessKey})
+	}
+	if f.ParentID != "" {
+		filter = append(filter, bson.E{Key: "parent.instance_id", Value: f.ParentID})
 	}
 	if len(f.Status) > 0 {
 		filter = append(filter, bson.E{Key: "status", Value: bson.D{{Key: "$in", Value: f.Status}}})
