@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/store/memstore"
 )
 
 // callBPMN is a definition of processes; each is "id: body".
@@ -230,4 +232,46 @@ func TestCallActivityBindings(t *testing.T) {
 	lost := h.start(missing.Key, nil)
 	h.requireStatus(lost.ID, engine.StatusIncident)
 	require.Contains(t, h.openIncidents(lost.ID)[0].Message, `no deployed definition holds process "nowhere"`)
+}
+
+// TestCallActivitySurvivesRestart: a caller and its waiting child are
+// stored; another engine on the same store finishes the child, and the
+// caller goes on.
+func TestCallActivitySurvivesRestart(t *testing.T) {
+	t.Parallel()
+	st := memstore.New()
+	newEngine := func() *engine.Engine {
+		e, err := engine.New(engine.Config{Store: st, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2})
+		require.NoError(t, err)
+		require.NoError(t, e.Run(context.Background()))
+		return e
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	first := newEngine()
+	_, _, err := first.Deploy(ctx, engine.DeployRequest{Source: callBPMN(`<process id="caller" isExecutable="true">
+    <startEvent id="s"/><callActivity id="call" calledElement="waiter"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="call"/><sequenceFlow id="f2" sourceRef="call" targetRef="e"/></process>`, waiter)})
+	require.NoError(t, err)
+	caller, _, err := first.Start(ctx, engine.StartRequest{Definition: "caller", Variables: map[string]any{"n": 1}})
+	require.NoError(t, err)
+	var child *engine.Snapshot
+	require.Eventually(t, func() bool {
+		page, _, err := st.Instances(ctx, engine.InstanceFilter{ParentID: caller.ID})
+		if err != nil || len(page) != 1 || len(page[0].Tasks) != 1 {
+			return false
+		}
+		child = page[0]
+		return true
+	}, 10*time.Second, 5*time.Millisecond)
+	first.Close()
+
+	second := newEngine()
+	defer second.Close()
+	_, err = second.CompleteTask(ctx, child.Tasks[0].ID, "tester", map[string]any{"answer": 42})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		snap, err := second.Instance(ctx, caller.ID)
+		return err == nil && snap.Status == engine.StatusCompleted && snap.Variables["answer"] == 42
+	}, 10*time.Second, 5*time.Millisecond, "the caller goes on with the child's variables")
 }

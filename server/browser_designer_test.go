@@ -522,3 +522,60 @@ func TestBrowserWorkflowppProperties(t *testing.T) {
 	require.Contains(t, string(xml), `wf:backoff="linear"`)
 	require.Contains(t, string(xml), `wf:readers="auditors, ada"`)
 }
+
+// TestBrowserCallActivity: a call activity drawn in the designer names its
+// called process in the Called element group, deploys, and runs: the
+// called process starts as an instance of its own, and the caller goes on
+// when it ends.
+func TestBrowserCallActivity(t *testing.T) {
+	srv := startLiveServer(t)
+	b := newBrowser(t)
+	file, err := filepath.Abs("testdata/browser_call.bpmn")
+	require.NoError(t, err)
+	group := `[data-group-id="group-calledElement"]`
+	b.run(b.ctx, "import, select the call activity, name the called process, deploy",
+		chromedp.Navigate(srv.url+"/designer"),
+		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
+		chromedp.SetUploadFiles(`#file-input`, []string{file}),
+		chromedp.WaitVisible(`.djs-element[data-element-id="call"]`),
+		selectShape("call"),
+		chromedp.WaitVisible(group),
+		js(`(() => {
+			const g = document.querySelector('[data-group-id="group-calledElement"]');
+			if (!g.querySelector('.bio-properties-panel-group-entries.open')) g.querySelector('.bio-properties-panel-group-header').click();
+		})()`),
+		chromedp.WaitVisible(group+` [data-entry-id="targetProcessId"] input`),
+		chromedp.SendKeys(group+` [data-entry-id="targetProcessId"] input`, "shipping"),
+		waitJS(`(() => { const bo = wfpp.modeler.get('elementRegistry').get('call').businessObject;
+			const ce = (bo.extensionElements && bo.extensionElements.values || []).find((v) => v.$type === 'zeebe:CalledElement');
+			return !!ce && ce.processId === 'shipping'; })()`),
+		chromedp.Click(`#btn-deploy`),
+		chromedp.WaitVisible(`#deployed-link`),
+	)
+	b.screenshot(b.ctx, "designer-call-activity")
+
+	ctx := context.Background()
+	_, _, err = srv.eng.Deploy(ctx, engine.DeployRequest{Source: []byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="s" targetNamespace="t">
+  <process id="shipping" isExecutable="true">
+    <startEvent id="s"/><userTask id="pack"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="pack"/><sequenceFlow id="f2" sourceRef="pack" targetRef="e"/></process></definitions>`)})
+	require.NoError(t, err)
+	caller, _, err := srv.eng.Start(ctx, engine.StartRequest{Definition: "browser_call", Variables: map[string]any{"order": "o-1"}})
+	require.NoError(t, err)
+	var child *engine.Snapshot
+	require.Eventually(t, func() bool {
+		page, _, err := srv.eng.Queries().Instances(ctx, engine.InstanceFilter{ParentID: caller.ID})
+		if err != nil || len(page) != 1 || len(page[0].Tasks) != 1 {
+			return false
+		}
+		child = page[0]
+		return true
+	}, 10*time.Second, 10*time.Millisecond, "the called process runs as an instance of its own")
+	require.Equal(t, "shipping", child.ProcessID)
+	_, err = srv.eng.CompleteTask(ctx, child.Tasks[0].ID, "packer", map[string]any{"tracking": "T-9"})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		snap, err := srv.eng.Instance(ctx, caller.ID)
+		return err == nil && snap.Status == engine.StatusCompleted && snap.Variables["tracking"] == "T-9"
+	}, 10*time.Second, 10*time.Millisecond, "the caller goes on with the child's variables")
+}

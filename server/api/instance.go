@@ -22,13 +22,30 @@ type InstanceView struct {
 	Incidents []engine.Incident   `json:"incidents"`
 	History   []engine.Event      `json:"history,omitempty"`
 	StatusURL string              `json:"statusUrl"`
+	// Children are the instances its call activities started (the newest
+	// childrenMax the reader may read); Parent, in the snapshot, is the
+	// call activity that started it.
+	Children []ChildLink `json:"children"`
 }
+
+// ChildLink is an instance a call activity started.
+type ChildLink struct {
+	ID         string        `json:"id"`
+	Definition string        `json:"definition"`
+	ProcessID  string        `json:"processId"`
+	ElementID  string        `json:"elementId"` // the call activity
+	Status     engine.Status `json:"status"`
+	StatusURL  string        `json:"statusUrl"`
+}
+
+// childrenMax bounds the children an instance view lists.
+const childrenMax = 500
 
 // ViewOf is the view of s.
 func ViewOf(s *engine.Snapshot) InstanceView {
 	v := InstanceView{
 		Snapshot: s, Tokens: s.Tokens, Variables: s.Variables, Tasks: s.Tasks, Incidents: s.Incidents,
-		StatusURL: statusURL(s.ID),
+		StatusURL: statusURL(s.ID), Children: []ChildLink{},
 	}
 	if v.Tokens == nil {
 		v.Tokens = []engine.TokenState{}
@@ -94,6 +111,9 @@ func (s *Service) getInstance(c *fiber.Ctx) error {
 		return err
 	}
 	v := ViewOf(snap)
+	if v.Children, err = s.Children(ctx, identity.CurrentUser(c), snap.ID); err != nil {
+		return err
+	}
 	for inc := range strings.SplitSeq(c.Query("include"), ",") {
 		switch strings.TrimSpace(inc) {
 		case "":
@@ -109,6 +129,25 @@ func (s *Service) getInstance(c *fiber.Ctx) error {
 		}
 	}
 	return c.JSON(v)
+}
+
+// Children lists the instances id's call activities started that u may read.
+func (s *Service) Children(ctx context.Context, u *identity.User, id string) ([]ChildLink, error) {
+	page, _, err := s.eng.Queries().Instances(ctx, engine.InstanceFilter{ParentID: id, Limit: childrenMax})
+	if err != nil {
+		return nil, err
+	}
+	out := []ChildLink{}
+	for _, k := range page {
+		if ok, err := s.MayRead(ctx, u, k); err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		out = append(out, ChildLink{ID: k.ID, Definition: k.DefinitionKey, ProcessID: k.ProcessID, ElementID: k.Parent.ElementID, Status: k.Status, StatusURL: statusURL(k.ID)})
+	}
+	return out, nil
 }
 
 // control serves POST /api/v1/instances/:id/{pause,resume,cancel}.

@@ -85,8 +85,16 @@ func (s *Service) monitorPage(c *fiber.Ctx) error {
 	p := s.layout(c, "Instance "+snap.ID, "instances", "bpmn-js/diagram-js.css", "bpmn-js/bpmn-js.css",
 		"bpmn-js/bpmn-font/css/bpmn-embedded.css")
 	p.Module = "monitor.js"
-	return renderPage(c, web.MonitorPage(p, web.MonitorData{
-		ID: snap.ID, Definition: snap.DefinitionKey,
-		Version: snap.Version, Status: string(snap.Status),
-	}))
+	m := web.MonitorData{ID: snap.ID, Definition: snap.DefinitionKey, Version: snap.Version, Status: string(snap.Status)}
+	if snap.Parent != nil {
+		m.Parent = &web.InstanceLink{ID: snap.Parent.InstanceID, ElementID: snap.Parent.ElementID}
+	}
+	kids, err := s.api.Children(ctx, identity.CurrentUser(c), snap.ID)
+	if err != nil {
+		return err
+	}
+	for _, k := range kids {
+		m.Children = append(m.Children, web.InstanceLink{ID: k.ID, ProcessID: k.ProcessID, ElementID: k.ElementID, Status: string(k.Status)})
+	}
+	return renderPage(c, web.MonitorPage(p, m))
 }

@@ -1,0 +1,69 @@
+package server_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+// TestCallActivityLinks: GET /api/v1/instances/{id} lists the instances a
+// call activity started and names the caller of one; the monitor pages
+// link them both ways.
+func TestCallActivityLinks(t *testing.T) {
+	t.Parallel()
+	f := setupLive(t)
+	src := `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <process id="caller" isExecutable="true">
+    <startEvent id="s"/><callActivity id="call" calledElement="waiter"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="call"/><sequenceFlow id="f2" sourceRef="call" targetRef="e"/></process>
+  <process id="waiter" isExecutable="true">
+    <startEvent id="s"/><userTask id="wait"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="wait"/><sequenceFlow id="f2" sourceRef="wait" targetRef="e"/></process>
+</definitions>`
+	resp, err := http.Post("http://"+f.addr+"/api/v1/definitions", "application/xml", strings.NewReader(src))
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	caller := f.start("caller", nil)
+
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + f.addr + path)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(b)
+	}
+	var view struct {
+		Children []struct{ ID, ProcessID, ElementID, Status, StatusURL string }
+		Parent   *engine.ParentRef
+	}
+	require.Eventually(t, func() bool {
+		_, body := get("/api/v1/instances/" + caller)
+		return json.Unmarshal([]byte(body), &view) == nil && len(view.Children) == 1 && view.Children[0].Status == "waiting"
+	}, 10*time.Second, 10*time.Millisecond)
+	require.Nil(t, view.Parent)
+	child := view.Children[0]
+	require.Equal(t, "waiter", child.ProcessID)
+	require.Equal(t, "call", child.ElementID)
+	require.Equal(t, "/api/v1/instances/"+child.ID, child.StatusURL)
+
+	status, body := get("/api/v1/instances/" + child.ID)
+	require.Equal(t, http.StatusOK, status)
+	require.NoError(t, json.Unmarshal([]byte(body), &view))
+	require.Equal(t, caller, view.Parent.InstanceID)
+	require.Equal(t, "call", view.Parent.ElementID)
+	require.Empty(t, view.Children)
+
+	_, page := get("/instances/" + caller)
+	require.Contains(t, page, `href="/instances/`+child.ID+`"`, "the caller's monitor links the child")
+	_, page = get("/instances/" + child.ID)
+	require.Contains(t, page, `Called by <a href="/instances/`+caller+`"`, "the child's monitor links the caller")
+}
