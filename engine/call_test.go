@@ -275,3 +275,39 @@ func TestCallActivitySurvivesRestart(t *testing.T) {
 		return err == nil && snap.Status == engine.StatusCompleted && snap.Variables["answer"] == 42
 	}, 10*time.Second, 5*time.Millisecond, "the caller goes on with the child's variables")
 }
+
+// TestCallActivityMultiInstance: a parallel multi-instance call activity
+// starts one child per item and collects what each passes back.
+func TestCallActivityMultiInstance(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="caller" isExecutable="true">
+    <startEvent id="s"/>
+    <callActivity id="call" calledElement="doubler">
+      <multiInstanceLoopCharacteristics>
+        <extensionElements><zeebe:loopCharacteristics inputCollection="=items" inputElement="amount" outputCollection="results" outputElement="=doubled"/></extensionElements>
+      </multiInstanceLoopCharacteristics>
+    </callActivity><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="call"/><sequenceFlow id="f2" sourceRef="call" targetRef="e"/></process>`, doubler))
+	inst := h.start("caller", map[string]any{"items": []any{1, 2, 3}})
+
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, []any{int64(2), int64(4), int64(6)}, normalizeList(snap.Variables["results"]))
+	require.Len(t, h.children(inst.ID), 3, "one child per item")
+}
+
+func normalizeList(v any) []any {
+	l, _ := v.([]any)
+	out := make([]any, len(l))
+	for i, x := range l {
+		switch n := x.(type) {
+		case int:
+			out[i] = int64(n)
+		case float64:
+			out[i] = int64(n)
+		default:
+			out[i] = x
+		}
+	}
+	return out
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/workflowpp/wfpp/engine"
@@ -27,18 +28,21 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		vars, taskVars, messages, jobs string
-		o                              runner.Options
+		vars, taskVars, messages, signals, jobs string
+		deploys                                 deployFiles
+		o                                       runner.Options
 	)
 	fs.StringVar(&vars, "vars", "", "instance variables as a JSON object")
 	fs.StringVar(&o.ProcessID, "process", "", "id of the process to run (default: the main one)")
 	fs.BoolVar(&o.CompleteTasks, "complete-tasks", false, "complete every user task as it appears")
 	fs.StringVar(&taskVars, "task-vars", "", "variables (JSON object) each task completion sets")
 	fs.StringVar(&messages, "messages", "", `messages to deliver, JSON: [{"name","correlationKey","variables"}]`)
+	fs.StringVar(&signals, "signals", "", `signals to broadcast, each once something waits for it, JSON: [{"name","variables"}]`)
+	fs.Var(&deploys, "deploy", "a definition or form to deploy first, such as a called process (repeatable)")
 	fs.StringVar(&jobs, "jobs", "noop", "service tasks without a handler: noop completes them, strict leaves them waiting")
 	fs.DurationVar(&o.Timeout, "timeout", time.Minute, "give up after this long (real time)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: wfpp run FILE [--vars JSON] [--process ID] [--complete-tasks] [--task-vars JSON] [--messages JSON] [--jobs noop|strict] [--timeout DURATION]")
+		fmt.Fprintln(stderr, "Usage: wfpp run FILE [--deploy FILE]... [--vars JSON] [--process ID] [--complete-tasks] [--task-vars JSON] [--messages JSON] [--signals JSON] [--jobs noop|strict] [--timeout DURATION]")
 		fs.PrintDefaults()
 	}
 	file, rest := splitFile(args)
@@ -55,7 +59,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, p := range []struct {
 		flag, text string
 		into       any
-	}{{"--vars", vars, &o.Variables}, {"--task-vars", taskVars, &o.TaskVariables}, {"--messages", messages, &o.Messages}} {
+	}{{"--vars", vars, &o.Variables}, {"--task-vars", taskVars, &o.TaskVariables}, {"--messages", messages, &o.Messages}, {"--signals", signals, &o.Signals}} {
 		if p.text == "" {
 			continue
 		}
@@ -76,6 +80,14 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "wfpp run: %v\n", err)
 		return exitUsage
+	}
+	for _, f := range deploys {
+		more, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "wfpp run: --deploy: %v\n", err)
+			return exitUsage
+		}
+		o.Deploy = append(o.Deploy, more)
 	}
 	res, err := runner.Run(ctx, src, o)
 	if err != nil {
@@ -102,6 +114,16 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitWaiting
 	}
 	return exitIncident
+}
+
+// deployFiles collects the --deploy flags.
+type deployFiles []string
+
+func (d *deployFiles) String() string { return strings.Join(*d, ",") }
+
+func (d *deployFiles) Set(v string) error {
+	*d = append(*d, v)
+	return nil
 }
 
 // splitFile lets FILE come before the flags, as the usage line shows.

@@ -22,11 +22,19 @@ type Options struct {
 	CompleteTasks bool           // complete every user task as it appears
 	TaskVariables map[string]any // merged into each completion
 	Messages      []engine.Message
-	Strict        bool // leave service tasks without a handler waiting (else complete them with no output)
+	Signals       []Signal // broadcast, each once something waits for it
+	Deploy        [][]byte // definitions deployed first: called processes, linked forms
+	Strict        bool     // leave service tasks without a handler waiting (else complete them with no output)
 	Timeout       time.Duration
 	Handlers      map[string]engine.Handler
 	Start         time.Time // the virtual clock's start; zero: now
 	MaxTimers     int       // timer firings before giving up on an endless cycle; 0: 10,000
+}
+
+// Signal is a signal to broadcast.
+type Signal struct {
+	Name      string         `json:"name"`
+	Variables map[string]any `json:"variables"`
 }
 
 // Result is what `wfpp run` prints.
@@ -39,6 +47,17 @@ type Result struct {
 	Tasks      []TaskResult     `json:"tasks"`
 	Incidents  []IncidentResult `json:"incidents"`
 	Events     []engine.Event   `json:"-"`
+	Children   []ChildResult    `json:"children,omitempty"`
+}
+
+// ChildResult is an instance a call activity started, and what it did.
+type ChildResult struct {
+	ElementID string         `json:"elementId"` // the call activity
+	Process   string         `json:"process"`
+	Status    string         `json:"status"`
+	Visited   []string       `json:"visited"`
+	Variables map[string]any `json:"variables"`
+	Children  []ChildResult  `json:"children,omitempty"`
 }
 
 // TaskResult is an open user task.
@@ -93,6 +112,11 @@ func Run(ctx context.Context, src []byte, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer e.Close()
+	for _, more := range o.Deploy {
+		if _, _, err := e.Deploy(ctx, engine.DeployRequest{Source: more}); err != nil {
+			return nil, fmt.Errorf("deploying a --deploy file: %w", err)
+		}
+	}
 	rec, _, err := e.Deploy(ctx, engine.DeployRequest{Source: src, Format: o.Format})
 	if err != nil {
 		return nil, err
@@ -101,7 +125,7 @@ func Run(ctx context.Context, src []byte, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := driver{e: e, clock: clock, id: snap.ID, o: o, messages: slices.Clone(o.Messages)}
+	d := driver{e: e, clock: clock, id: snap.ID, o: o, messages: slices.Clone(o.Messages), signals: slices.Clone(o.Signals)}
 	if err := d.run(ctx); err != nil {
 		return nil, err
 	}
@@ -116,6 +140,7 @@ type driver struct {
 	id       string
 	o        Options
 	messages []engine.Message
+	signals  []Signal
 }
 
 func (d *driver) run(ctx context.Context) error {
@@ -139,7 +164,7 @@ func (d *driver) run(ctx context.Context) error {
 			}
 			continue
 		}
-		if d.deliverMessage(ctx) {
+		if d.deliverMessage(ctx) || d.deliverSignal(ctx) {
 			continue
 		}
 		if fired >= maxTimers || !d.clock.AdvanceToNext() {
@@ -153,7 +178,8 @@ func (d *driver) completeTasks(ctx context.Context) (bool, error) {
 	if !d.o.CompleteTasks {
 		return false, nil
 	}
-	tasks, _, err := d.e.Queries().Tasks(ctx, engine.TaskFilter{InstanceID: d.id, Status: engine.TaskOpen})
+	// The run's own store holds only this instance and those it called.
+	tasks, _, err := d.e.Queries().Tasks(ctx, engine.TaskFilter{Status: engine.TaskOpen})
 	if err != nil {
 		return false, err
 	}
@@ -165,16 +191,54 @@ func (d *driver) completeTasks(ctx context.Context) (bool, error) {
 	return len(tasks) > 0, nil
 }
 
-// deliverMessage delivers the first given message that the instance waits for.
+// deliverMessage delivers the first given message that the instance, or
+// one it called, waits for.
 func (d *driver) deliverMessage(ctx context.Context) bool {
+	if len(d.messages) == 0 {
+		return false
+	}
+	ids, err := d.tree(ctx, d.id)
+	if err != nil {
+		return false
+	}
 	for i, m := range d.messages {
-		m.InstanceID = d.id
-		if _, err := d.e.Correlate(ctx, m); err == nil {
-			d.messages = slices.Delete(d.messages, i, i+1)
+		for _, id := range ids {
+			m.InstanceID = id
+			if _, err := d.e.Correlate(ctx, m); err == nil {
+				d.messages = slices.Delete(d.messages, i, i+1)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deliverSignal broadcasts the first given signal something waits for.
+func (d *driver) deliverSignal(ctx context.Context) bool {
+	for i, sig := range d.signals {
+		if n, err := d.e.Signal(ctx, sig.Name, sig.Variables); err == nil && n > 0 {
+			d.signals = slices.Delete(d.signals, i, i+1)
 			return true
 		}
 	}
 	return false
+}
+
+// tree lists id and the instances it called, and those they called.
+func (d *driver) tree(ctx context.Context, id string) ([]string, error) {
+	out := []string{id}
+	kids, _, err := d.e.Queries().Instances(ctx, engine.InstanceFilter{ParentID: id})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range kids {
+		sub, err := d.tree(ctx, k.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sub...)
+	}
+	return out, nil
 }
 
 func (d *driver) result(ctx context.Context, events []engine.Event) (*Result, error) {
@@ -220,7 +284,39 @@ func (d *driver) result(ctx context.Context, events []engine.Event) (*Result, er
 	for _, inc := range snap.Incidents {
 		r.Incidents = append(r.Incidents, IncidentResult{ElementID: inc.ElementID, Message: inc.Message})
 	}
+	if r.Children, err = d.children(ctx, d.id, events); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// children reports the instances id called, oldest first.
+func (d *driver) children(ctx context.Context, id string, events []engine.Event) ([]ChildResult, error) {
+	kids, _, err := d.e.Queries().Instances(ctx, engine.InstanceFilter{ParentID: id})
+	if err != nil {
+		return nil, err
+	}
+	var out []ChildResult
+	for i := len(kids) - 1; i >= 0; i-- { // lists are newest first
+		k, err := d.e.Instance(ctx, kids[i].ID)
+		if err != nil {
+			return nil, err
+		}
+		c := ChildResult{ElementID: k.Parent.ElementID, Process: k.ProcessID, Status: string(k.Status), Visited: []string{}, Variables: k.Variables}
+		if c.Variables == nil {
+			c.Variables = map[string]any{}
+		}
+		for _, ev := range events {
+			if ev.InstanceID == k.ID && ev.Type == engine.EventElementCompleted {
+				c.Visited = append(c.Visited, ev.ElementID)
+			}
+		}
+		if c.Children, err = d.children(ctx, k.ID, events); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 func (d *driver) definition(ctx context.Context, snap *engine.Snapshot) (*model.Process, error) {
