@@ -14,8 +14,10 @@ import (
 func TestRunCallsDeployedProcess(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "testdata/order.bpmn", "--deploy", "testdata/shipping.bpmn",
-		"--vars", `{"city": "Oslo"}`, "--signals", `[{"name": "go", "variables": {"by": "cli"}}]`}, &stdout, &stderr)
+	code := run(context.Background(), []string{
+		"run", "testdata/order.bpmn", "--deploy", "testdata/shipping.bpmn",
+		"--vars", `{"city": "Oslo"}`, "--signals", `[{"name": "go", "variables": {"by": "cli"}}]`,
+	}, &stdout, &stderr)
 	require.Equal(t, exitCompleted, code, "stderr: %s\nstdout: %s", stderr.String(), stdout.String())
 	var res struct {
 		Status    string
