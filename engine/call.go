@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"strconv"
 
 	"github.com/workflowpp/wfpp/engine/model"
@@ -171,25 +170,11 @@ func (e *Engine) calledDefinition(ctx context.Context, cs childStart) (StartRequ
 	}
 	// Latest: the definition the process is the main one of, else the
 	// newest that holds it.
-	if rec, _, err := e.Definition(ctx, cs.processID, 0); err == nil && slices.Contains(rec.Processes, cs.processID) {
-		req.Definition = rec.Key
-		return req, nil
-	}
-	recs, err := e.store.Definitions(ctx)
+	rec, err := e.defs.latestHolding(ctx, cs.processID)
 	if err != nil {
 		return req, err
 	}
-	var best *DefinitionRecord
-	for i := range recs {
-		r := &recs[i]
-		if slices.Contains(r.Processes, cs.processID) && (best == nil || r.Deployed.After(best.Deployed)) {
-			best = r
-		}
-	}
-	if best == nil {
-		return req, fmt.Errorf("no deployed definition holds process %q: deploy it, then retry the incident: %w", cs.processID, ErrNotFound)
-	}
-	req.Definition, req.Version = best.Key, best.Version
+	req.Definition, req.Version = rec.Key, rec.Version
 	return req, nil
 }
 

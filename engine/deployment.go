@@ -40,6 +40,10 @@ type deployments struct {
 	e    *Engine
 	mu   sync.RWMutex
 	byId map[string]*deployment
+	// holding is the newest version holding each process id, for call
+	// activities bound to the latest; filled from the store on first use
+	// and kept by Deploy (this engine is the only one that deploys).
+	holding map[string]DefinitionRecord
 }
 
 func newDeployments(e *Engine) *deployments {
@@ -225,6 +229,9 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (rec DefinitionR
 	if e.defs.byId[saved.ID] == nil {
 		e.defs.byId[saved.ID] = newDeployment(saved, def)
 	}
+	if e.defs.holding != nil {
+		e.defs.hold(saved)
+	}
 	e.defs.mu.Unlock()
 	if created {
 		e.scheduleStarts(saved, def)
@@ -269,4 +276,49 @@ func (e *Engine) DefinitionByID(ctx context.Context, id string) (DefinitionRecor
 		return DefinitionRecord{}, nil, err
 	}
 	return dep.rec, dep.def, nil
+}
+
+// latestHolding returns the newest definition version that holds process
+// pid: the one it is the main process of, else the newest deployed.
+func (d *deployments) latestHolding(ctx context.Context, pid string) (DefinitionRecord, error) {
+	d.mu.RLock()
+	rec, ok := d.holding[pid]
+	filled := d.holding != nil
+	d.mu.RUnlock()
+	if ok || filled {
+		if !ok {
+			return rec, fmt.Errorf("no deployed definition holds process %q: deploy it, then retry the incident: %w", pid, ErrNotFound)
+		}
+		return rec, nil
+	}
+	recs, err := d.e.store.Definitions(ctx)
+	if err != nil {
+		return rec, err
+	}
+	d.mu.Lock()
+	if d.holding == nil {
+		d.holding = map[string]DefinitionRecord{}
+		for _, r := range recs {
+			d.hold(r)
+		}
+	}
+	d.mu.Unlock()
+	return d.latestHolding(ctx, pid)
+}
+
+// hold notes rec for the processes it holds where it is newer; under mu.
+func (d *deployments) hold(rec DefinitionRecord) {
+	for _, pid := range rec.Processes {
+		cur, ok := d.holding[pid]
+		switch {
+		case !ok, cur.Key == rec.Key && rec.Version > cur.Version:
+		case cur.Key != rec.Key && cur.Key == pid:
+			continue // the definition it is the main process of wins
+		case cur.Key != rec.Key && (rec.Key == pid || rec.Deployed.After(cur.Deployed)):
+		default:
+			continue
+		}
+		rec.Source = nil // only the key and version are needed
+		d.holding[pid] = rec
+	}
 }
