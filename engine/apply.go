@@ -44,6 +44,8 @@ func (x *instance) do(ctx context.Context, c command) error {
 		x.jobDone(c)
 	case cmdChildEnded:
 		x.childEnded(c)
+	case cmdChildEscalated:
+		x.childEscalated(c)
 	case cmdJobFailed:
 		x.jobFailed(c)
 	case cmdRetry:
@@ -99,7 +101,7 @@ func (x *instance) reply(c command, err error) reply {
 // resume in the order they came), so that no new work starts until it resumes.
 func holdWhilePaused(k commandKind) bool {
 	switch k {
-	case cmdJobDone, cmdJobFailed, cmdRetry, cmdTimer, cmdMessage, cmdSignal, cmdChildEnded:
+	case cmdJobDone, cmdJobFailed, cmdRetry, cmdTimer, cmdMessage, cmdSignal, cmdChildEnded, cmdChildEscalated:
 		return true
 	}
 	return false

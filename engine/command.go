@@ -22,8 +22,9 @@ const (
 	cmdSetVariables
 	cmdMove
 	cmdSignal
-	cmdLoad       // bring a stored instance into its applier (recovery)
-	cmdChildEnded // the instance a call activity started ended, or could not start
+	cmdLoad           // bring a stored instance into its applier (recovery)
+	cmdChildEnded     // the instance a call activity started ended, or could not start
+	cmdChildEscalated // the instance a call activity started escalated a code it did not catch (name)
 )
 
 // command is one request to an instance's applier. It is a plain value so

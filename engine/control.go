@@ -131,6 +131,7 @@ func (x *instance) terminateAll() {
 		}
 		x.resolveIncidentsOf(t)
 		x.emit(EventElementTerminated, t.node, t, nil)
+		t.removed = true
 	}
 	x.tokens = nil
 	x.scopes = nil

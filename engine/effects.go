@@ -9,17 +9,18 @@ import (
 // effects are what a round caused outside the instance state: they start
 // only after the round is stored.
 type effects struct {
-	jobs      []*jobRun
-	timers    []timerArm
-	stops     []Timer
-	subscribe []messageSub
-	forget    []messageSub
-	external  []*jobRun
-	unlock    []string // external job keys to drop
-	signals   []string // signals thrown, to broadcast
-	calls     []childStart
-	ends      []childEnd // called instances that ended, to tell their callers
-	cancels   []string   // called instances whose call activity was withdrawn
+	jobs        []*jobRun
+	timers      []timerArm
+	stops       []Timer
+	subscribe   []messageSub
+	forget      []messageSub
+	external    []*jobRun
+	unlock      []string // external job keys to drop
+	signals     []string // signals thrown, to broadcast
+	calls       []childStart
+	ends        []childEnd // called instances that ended, to tell their callers
+	cancels     []string   // called instances whose call activity was withdrawn
+	escalations []childEscalation
 }
 
 type timerArm struct {
@@ -77,6 +78,13 @@ func (f *effects) run(e *Engine) {
 		e.busy.Add(1)
 		go func() { defer e.done(); e.tellParent(e.ctx, end) }()
 	}
+	for _, esc := range f.escalations {
+		e.busy.Add(1)
+		go func() {
+			defer e.done()
+			_ = e.submit(e.ctx, command{kind: cmdChildEscalated, inst: esc.parent.InstanceID, token: esc.parent.Token, child: esc.child, name: esc.code})
+		}()
+	}
 	for _, id := range f.cancels {
 		e.busy.Add(1)
 		go func() {
@@ -116,4 +124,5 @@ func (f *effects) reset() {
 	clear(f.ends)
 	f.ends = f.ends[:0]
 	f.cancels = f.cancels[:0]
+	f.escalations = f.escalations[:0]
 }

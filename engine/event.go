@@ -44,6 +44,7 @@ const (
 	EventIncidentCreated     EventType = "incident.created"
 	EventIncidentResolved    EventType = "incident.resolved"
 	EventErrorThrown         EventType = "error.thrown"
+	EventEscalationThrown    EventType = "escalation.thrown" // caught or not: an uncaught escalation is no error
 	EventDeadLettered        EventType = "job.deadlettered"
 	EventBoundaryTriggered   EventType = "boundary.triggered"
 	EventSubProcessEntered   EventType = "subprocess.entered"

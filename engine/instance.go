@@ -70,6 +70,7 @@ type token struct {
 	local    map[string]any
 	incident string
 	child    string // the instance its call activity started
+	removed  bool   // taken out of the instance: a step still queued for it is void
 }
 
 // scope is a running embedded sub-process.
@@ -284,6 +285,7 @@ func (x *instance) token(id uint64) *token {
 }
 
 func (x *instance) removeToken(t *token) {
+	t.removed = true
 	if i := slices.Index(x.tokens, t); i >= 0 {
 		x.tokens = slices.Delete(x.tokens, i, i+1)
 	}

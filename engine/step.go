@@ -15,6 +15,9 @@ func (x *instance) drain() {
 		for i := 0; i < len(x.work); i++ {
 			w := x.work[i]
 			x.work[i] = step{}
+			if w.tok.removed {
+				continue // its scope ended (an interrupting event) before it moved
+			}
 			if x.steps++; x.steps > x.e.cfg.MaxSteps {
 				x.incident(w.tok, "loop", fmt.Sprintf("more than %d steps without a wait state: the process loops without end", x.e.cfg.MaxSteps))
 				continue
@@ -166,6 +169,12 @@ func (x *instance) end(t *token) {
 		x.throwSignal(t, n)
 		x.emit(EventElementCompleted, n, t, nil)
 		x.consume(t)
+	case model.TriggerEscalation:
+		if x.throwEscalation(t, n) {
+			return
+		}
+		x.emit(EventElementCompleted, n, t, nil)
+		x.consume(t)
 	default:
 		x.emit(EventElementCompleted, n, t, nil)
 		x.consume(t)
@@ -177,6 +186,9 @@ func (x *instance) throw(t *token) {
 	n := t.node
 	if n.Trigger == model.TriggerSignal {
 		x.throwSignal(t, n)
+	}
+	if n.Trigger == model.TriggerEscalation && x.throwEscalation(t, n) {
+		return
 	}
 	if n.Trigger != model.TriggerLink {
 		x.leave(t)

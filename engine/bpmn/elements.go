@@ -35,18 +35,20 @@ var nodeKinds = map[string]model.Kind{
 // converter maps the element tree of one document into a Definition,
 // collecting every problem on the way.
 type converter struct {
-	probs    model.Problems
-	messages map[string]*element // by id: what messageRef points to
-	errors   map[string]*element
-	signals  map[string]*element
-	forms    map[string]string // zeebe:userTaskForm id → form JSON, of the process being read
+	probs       model.Problems
+	messages    map[string]*element // by id: what messageRef points to
+	errors      map[string]*element
+	signals     map[string]*element
+	escalations map[string]*element
+	forms       map[string]string // zeebe:userTaskForm id → form JSON, of the process being read
 }
 
 func newConverter() *converter {
 	return &converter{
-		messages: map[string]*element{},
-		errors:   map[string]*element{},
-		signals:  map[string]*element{},
+		messages:    map[string]*element{},
+		errors:      map[string]*element{},
+		signals:     map[string]*element{},
+		escalations: map[string]*element{},
 	}
 }
 
@@ -66,6 +68,8 @@ func (c *converter) definitions(root *element) *model.Definition {
 			c.errors[e.id()] = e
 		case name == "signal":
 			c.signals[e.id()] = e
+		case name == "escalation":
+			c.escalations[e.id()] = e
 		case name == "choreography" || name == "globalChoreographyTask":
 			c.unsupported(e.id(), e, name, choreographyHint)
 		case ignoredInDefinitions[name]:

@@ -38,6 +38,17 @@ func (c *converter) eventDefinition(n *model.Node, d *element) {
 		// The variables a catch puts the caught error's code and message in.
 		n.ErrorCodeVariable = cmp.Or(d.attr(nsCamunda, "errorCodeVariable"), d.attr(nsZeebe, "errorCodeVariable"))
 		n.ErrorMessageVariable = cmp.Or(d.attr(nsCamunda, "errorMessageVariable"), d.attr(nsZeebe, "errorMessageVariable"))
+	case "escalationEventDefinition":
+		// None on a boundary event catches every escalation.
+		n.Trigger = model.TriggerEscalation
+		if r := d.attr("", "escalationRef"); r != "" {
+			if e := c.escalations[ref(r)]; e != nil {
+				n.EscalationCode = cmp.Or(e.attr("", "escalationCode"), e.id())
+			} else {
+				c.probs.Add(n.ID, "escalationRef %q does not name an escalation: define <escalation id=%q escalationCode=...>", r, ref(r))
+			}
+		}
+		n.EscalationCodeVariable = cmp.Or(d.attr(nsCamunda, "escalationCodeVariable"), d.attr(nsZeebe, "escalationCodeVariable"))
 	case "terminateEventDefinition":
 		n.Trigger = model.TriggerTerminate
 	case "linkEventDefinition":

@@ -395,7 +395,6 @@ func TestParseUnsupported(t *testing.T) {
 		{"loop", "standardLoopCharacteristics is not supported yet"},
 		{"compensator", "compensation handler (isForCompensation) is not supported yet"},
 		{"compensate", "compensateEventDefinition is not supported yet"},
-		{"escalation", "escalationEventDefinition is not supported yet"},
 		{"conditional", "conditionalEventDefinition is not supported yet"},
 		{"cancel", "cancelEventDefinition is not supported yet"},
 		{"multiple", "an event with several event definitions"},
@@ -529,4 +528,40 @@ func TestParseCallActivity(t *testing.T) {
 	var probs model.Problems
 	require.ErrorAs(t, err, &probs)
 	requireProblem(t, probs, "tagged", `camunda:calledElementBinding "versionTag" is not supported yet`)
+}
+
+func TestParseEscalation(t *testing.T) {
+	t.Parallel()
+	def, err := bpmn.Parse([]byte(`<definitions xmlns="`+bpmnNS+`" xmlns:camunda="http://camunda.org/schema/1.0/bpmn">
+<escalation id="late" escalationCode="LATE"/><escalation id="nocode"/>
+<process id="p">
+  <startEvent id="s"/>
+  <subProcess id="sub"><startEvent id="ss"/><intermediateThrowEvent id="t1"><escalationEventDefinition escalationRef="late"/></intermediateThrowEvent>
+    <endEvent id="t2"><escalationEventDefinition escalationRef="nocode"/></endEvent>
+    <sequenceFlow id="sf1" sourceRef="ss" targetRef="t1"/><sequenceFlow id="sf2" sourceRef="t1" targetRef="t2"/></subProcess>
+  <boundaryEvent id="b1" attachedToRef="sub"><escalationEventDefinition escalationRef="late" camunda:escalationCodeVariable="why"/></boundaryEvent>
+  <boundaryEvent id="b2" attachedToRef="sub" cancelActivity="false"><escalationEventDefinition/></boundaryEvent>
+  <endEvent id="e"/><endEvent id="e1"/><endEvent id="e2"/>
+  <sequenceFlow id="f1" sourceRef="s" targetRef="sub"/><sequenceFlow id="f2" sourceRef="sub" targetRef="e"/>
+  <sequenceFlow id="f3" sourceRef="b1" targetRef="e1"/><sequenceFlow id="f4" sourceRef="b2" targetRef="e2"/>
+</process></definitions>`), bpmn.Options{})
+	require.NoError(t, err)
+	p := def.Main()
+	require.Equal(t, "LATE", node(t, p, "t1").EscalationCode)
+	require.Equal(t, "nocode", node(t, p, "t2").EscalationCode, "an escalation without a code escalates its id")
+	b1 := node(t, p, "b1")
+	require.Equal(t, model.TriggerEscalation, b1.Trigger)
+	require.Equal(t, "LATE", b1.EscalationCode)
+	require.Equal(t, "why", b1.EscalationCodeVariable)
+	require.True(t, b1.Interrupting)
+	b2 := node(t, p, "b2")
+	require.Empty(t, b2.EscalationCode, "catches every escalation")
+	require.False(t, b2.Interrupting)
+
+	_, err = bpmn.Parse([]byte(`<definitions xmlns="`+bpmnNS+`"><process id="p">
+  <startEvent id="s"><escalationEventDefinition/></startEvent><endEvent id="e"><escalationEventDefinition escalationRef="missing"/></endEvent>
+  <sequenceFlow id="f1" sourceRef="s" targetRef="e"/></process></definitions>`), bpmn.Options{})
+	var probs model.Problems
+	require.ErrorAs(t, err, &probs)
+	requireProblem(t, probs, "e", `escalationRef "missing" does not name an escalation`)
 }

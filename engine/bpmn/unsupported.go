@@ -42,7 +42,6 @@ var eventSubProcess = placeholder{model.KindTask, "use boundary events on an emb
 // with a hint at what to do instead.
 var unsupportedChildren = map[string]string{
 	"compensateEventDefinition":   "undo work explicitly on an error path",
-	"escalationEventDefinition":   "use an error or a message event",
 	"conditionalEventDefinition":  "use an exclusive gateway, or a message event the condition's producer sends",
 	"cancelEventDefinition":       "cancel events belong to transactions: use an error event",
 	"standardLoopCharacteristics": "model the loop with an exclusive gateway",
@@ -59,7 +58,7 @@ var (
 	ignoredInDefinitions = nameSet(
 		"documentation", "extensionElements", "import", "extension",
 		"collaboration", "category", "correlationProperty", "dataStore", "endPoint",
-		"escalation", "interface", "itemDefinition", "partnerEntity", "partnerRole",
+		"interface", "itemDefinition", "partnerEntity", "partnerRole",
 		"resource", "relationship", "globalConversation",
 		"globalTask", "globalUserTask", "globalScriptTask", "globalManualTask", "globalBusinessRuleTask",
 		// Reusable event definitions: only eventDefinitionRef uses them, and that is reported.

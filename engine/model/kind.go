@@ -77,9 +77,10 @@ const (
 	TriggerTerminate
 	TriggerLink
 	TriggerSignal
+	TriggerEscalation
 )
 
-var triggerNames = [...]string{"none", "timer", "message", "error", "terminate", "link", "signal"}
+var triggerNames = [...]string{"none", "timer", "message", "error", "terminate", "link", "signal", "escalation"}
 
 func (t Trigger) String() string {
 	if int(t) < len(triggerNames) {

@@ -31,12 +31,17 @@ type Node struct {
 	// errorMessage when empty).
 	ErrorCodeVariable    string
 	ErrorMessageVariable string
-	LinkName             string // link events pair a throw and a catch by name
-	SignalName           string
-	AttachedToID         string // boundary events
-	AttachedTo           *Node
-	Interrupting         bool    // boundary events: cancel the activity when they fire
-	Boundaries           []*Node // activities: the boundary events attached to them
+	// EscalationCode is what an escalation throw event escalates, and what
+	// an escalation boundary event catches ("" catches all);
+	// EscalationCodeVariable names the variable a catch sets to the code.
+	EscalationCode         string
+	EscalationCodeVariable string
+	LinkName               string // link events pair a throw and a catch by name
+	SignalName             string
+	AttachedToID           string // boundary events
+	AttachedTo             *Node
+	Interrupting           bool    // boundary events: cancel the activity when they fire
+	Boundaries             []*Node // activities: the boundary events attached to them
 
 	// Activities.
 	Job     Job    // service tasks

@@ -180,9 +180,9 @@ func (v *validator) node(n *Node) {
 			v.add(n.ID, "a boundary event needs an outgoing sequence flow")
 		}
 		switch n.Trigger {
-		case TriggerTimer, TriggerError, TriggerMessage, TriggerSignal:
+		case TriggerTimer, TriggerError, TriggerMessage, TriggerSignal, TriggerEscalation:
 		default:
-			v.add(n.ID, "a %s boundary event cannot run: use a timer, error, message or signal boundary event", n.Trigger)
+			v.add(n.ID, "a %s boundary event cannot run: use a timer, error, message, signal or escalation boundary event", n.Trigger)
 		}
 	case KindExclusiveGateway, KindInclusiveGateway, KindParallelGateway:
 		if in == 0 {
@@ -248,6 +248,13 @@ func (v *validator) trigger(n *Node) {
 	case TriggerSignal:
 		if n.SignalName == "" {
 			v.add(n.ID, "the signal event has no signal: reference one with signalRef")
+		}
+	case TriggerEscalation:
+		switch n.Kind {
+		case KindStartEvent:
+			v.add(n.ID, "an escalation start event starts an event sub-process, which is not supported yet: catch the escalation with a boundary event")
+		case KindIntermediateCatchEvent:
+			v.add(n.ID, "an intermediate event cannot catch an escalation: attach an escalation boundary event to the activity")
 		}
 	case TriggerLink:
 		if n.LinkName == "" {

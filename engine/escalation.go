@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"cmp"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// Escalation. A throw or end event escalates its code to the activities
+// around it, innermost first: sub-processes, then, in a called instance,
+// the call activity that started it, in its caller. The first escalation
+// boundary event that catches the code (or all codes) fires: an
+// interrupting one ends the activity, the thrower with it, and takes its
+// path; a non-interrupting one starts its path beside the activity, which
+// goes on, and so does the thrower. Nothing catching it is no error: the
+// thrower goes on.
+
+// throwEscalation escalates the code of token t's event n and reports
+// whether t was ended by an interrupting catch.
+func (x *instance) throwEscalation(t *token, n *model.Node) bool {
+	x.emit(EventEscalationThrown, n, t, map[string]any{"code": n.EscalationCode})
+	holder, act := x.scopeOwner(t.scope)
+	return x.escalate(holder, act, n.EscalationCode)
+}
+
+// escalate looks for a catch of code on act (whose token is holder) and
+// the activities around it, then in the caller. It reports whether an
+// interrupting catch ended the activity.
+func (x *instance) escalate(holder *token, act *model.Node, code string) bool {
+	for act != nil && holder != nil {
+		holder = x.activityToken(holder)
+		if b := escalationBoundary(act, code); b != nil {
+			x.setVars(map[string]any{cmp.Or(b.EscalationCodeVariable, "escalationCode"): code})
+			x.emit(EventBoundaryTriggered, b, holder, map[string]any{"interrupting": b.Interrupting, "escalation": code})
+			if b.Interrupting {
+				x.interrupt(holder)
+				x.work = append(x.work, step{tok: holder, node: b})
+				return true
+			}
+			x.work = append(x.work, step{tok: x.newToken(holder.scope), node: b})
+			return false
+		}
+		holder, act = x.scopeOwner(holder.scope)
+	}
+	if x.head.Parent != nil {
+		x.p.effects.escalations = append(x.p.effects.escalations, childEscalation{parent: *x.head.Parent, child: x.id, code: code})
+	}
+	return false
+}
+
+func escalationBoundary(act *model.Node, code string) *model.Node {
+	var all *model.Node
+	for _, b := range act.Boundaries {
+		if b.Trigger != model.TriggerEscalation {
+			continue
+		}
+		if b.EscalationCode == code && code != "" {
+			return b
+		}
+		if b.EscalationCode == "" && all == nil {
+			all = b
+		}
+	}
+	return all
+}
+
+// childEscalation is an escalation a called instance did not catch, for
+// its caller's call activity.
+type childEscalation struct {
+	parent ParentRef
+	child  string
+	code   string
+}
+
+// childEscalated escalates a called instance's code at the call activity
+// waiting for it.
+func (x *instance) childEscalated(c command) {
+	t := x.token(c.token)
+	if t == nil || t.status != TokenCall || t.child != c.child {
+		return
+	}
+	x.escalate(t, t.node, c.name)
+}
