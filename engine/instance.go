@@ -71,6 +71,7 @@ type token struct {
 	incident string
 	child    string // the instance its call activity started
 	removed  bool   // taken out of the instance: a step still queued for it is void
+	loops    int    // a standard loop's runs started, 0 when not looping
 }
 
 // scope is a running embedded sub-process.
@@ -126,7 +127,7 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 		t := &token{
 			id: ts.ID, node: n, scope: ts.Scope, status: ts.Status, attempt: ts.Attempt,
 			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident, outer: ts.Outer, listener: ts.Listener,
-			child: ts.Child,
+			child: ts.Child, loops: ts.Loops,
 		}
 		if ts.Via != "" {
 			t.via = proc.Flow(ts.Via)
@@ -166,7 +167,7 @@ func (x *instance) snapshot() *Snapshot {
 		ts := TokenState{
 			ID: t.id, ElementID: t.node.ID, Scope: t.scope, Status: t.status,
 			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer, Listener: t.listener,
-			Child: t.child,
+			Child: t.child, Loops: t.loops,
 		}
 		if t.via != nil {
 			ts.Via = t.via.ID

@@ -67,6 +67,7 @@ type TokenState struct {
 	// Listener is the task transition the token waits on job listeners for.
 	Listener *PendingTransition `json:"listener,omitempty" bson:"listener,omitempty"`
 	Child    string             `json:"child,omitempty" bson:"child,omitempty"` // the instance its call activity started
+	Loops    int                `json:"loops,omitempty" bson:"loops,omitempty"` // a standard loop's runs started
 }
 
 // ScopeState is a running embedded sub-process: the token that waits for it

@@ -51,6 +51,9 @@ func (x *instance) enter(t *token, n *model.Node, via *model.Flow) {
 		x.enterMultiInstance(t)
 		return
 	}
+	if n.Repeat != nil && !x.beginRun(t) {
+		return
+	}
 	switch n.Kind {
 	case model.KindStartEvent:
 		if n.Trigger == model.TriggerNone || n.Scope.Owner != nil {
@@ -99,6 +102,9 @@ func (x *instance) enter(t *token, n *model.Node, via *model.Flow) {
 // chosen outgoing flows. No outgoing flow is an implicit end.
 func (x *instance) leave(t *token) {
 	n := t.node
+	if n.Repeat != nil && t.loops > 0 && x.runAgain(t) {
+		return
+	}
 	d, err := gateways.Split(n, func(f *model.Flow) (bool, error) {
 		return x.condition(t, f.Condition)
 	})

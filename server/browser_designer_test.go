@@ -579,3 +579,44 @@ func TestBrowserCallActivity(t *testing.T) {
 		return err == nil && snap.Status == engine.StatusCompleted && snap.Variables["tracking"] == "T-9"
 	}, 10*time.Second, 10*time.Millisecond, "the caller goes on with the child's variables")
 }
+
+// TestBrowserStandardLoop: a loop marker's condition, test-before and
+// maximum are set in the Workflow++ group, and the deployed process loops
+// as they say.
+func TestBrowserStandardLoop(t *testing.T) {
+	srv := startLiveServer(t)
+	b := newBrowser(t)
+	file, err := filepath.Abs("testdata/browser_loop.bpmn")
+	require.NoError(t, err)
+	group := `[data-group-id="group-workflowpp"]`
+	field := func(name string) string { return fmt.Sprintf(`%s [data-entry-id="wf-%s"]`, group, name) }
+	b.run(b.ctx, "import, select the looping task, set how it loops, deploy",
+		chromedp.Navigate(srv.url+"/designer"),
+		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
+		chromedp.SetUploadFiles(`#file-input`, []string{file}),
+		chromedp.WaitVisible(`.djs-element[data-element-id="count"]`),
+		selectShape("count"),
+		chromedp.WaitVisible(group),
+		js(`(() => {
+			const g = document.querySelector('[data-group-id="group-workflowpp"]');
+			if (!g.querySelector('.bio-properties-panel-group-entries.open')) g.querySelector('.bio-properties-panel-group-header').click();
+		})()`),
+		chromedp.WaitVisible(field("loopCondition")+` input`),
+		chromedp.SendKeys(field("loopCondition")+` input`, "n < 10"),
+		chromedp.SendKeys(field("loopMaximum")+` input`, "3"),
+		waitJS(`(() => { const lc = wfpp.modeler.get('elementRegistry').get('count').businessObject.loopCharacteristics;
+			return lc.loopCondition && lc.loopCondition.body === 'n < 10' && lc.loopMaximum === 3; })()`),
+		chromedp.Click(`#btn-deploy`),
+		chromedp.WaitVisible(`#deployed-link`),
+	)
+	ctx := context.Background()
+	_, def, err := srv.eng.Definition(ctx, "browser_loop", 0)
+	require.NoError(t, err)
+	require.Equal(t, &model.StandardLoop{Condition: "n < 10", Maximum: 3}, def.Main().Node("count").Repeat)
+	inst, _, err := srv.eng.Start(ctx, engine.StartRequest{Definition: "browser_loop"})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		snap, err := srv.eng.Instance(ctx, inst.ID)
+		return err == nil && snap.Status == engine.StatusCompleted && fmt.Sprint(snap.Variables["n"]) == "3"
+	}, 10*time.Second, 10*time.Millisecond, "three runs: the maximum")
+}

@@ -214,6 +214,8 @@ func (c *converter) children(n *model.Node, e *element) {
 			defs = append(defs, child)
 		case name == "multiInstanceLoopCharacteristics":
 			c.multiInstance(n, child)
+		case name == "standardLoopCharacteristics":
+			c.standardLoop(n, child)
 		case unsupportedChildren[name] != "":
 			c.unsupportedChild(n.ID, child)
 		case ignoredInNode[name]:
@@ -237,7 +239,8 @@ func (c *converter) children(n *model.Node, e *element) {
 // isFlowNodeChild reports whether name is a child of a flow node itself,
 // which a sub-process holds besides its flow elements.
 func isFlowNodeChild(name string) bool {
-	return ignoredInNode[name] || eventDefinitions[name] || unsupportedChildren[name] != "" || name == "multiInstanceLoopCharacteristics"
+	return ignoredInNode[name] || eventDefinitions[name] || unsupportedChildren[name] != "" ||
+		name == "multiInstanceLoopCharacteristics" || name == "standardLoopCharacteristics"
 }
 
 // isScopeChild reports whether name is a flow element or another child of a

@@ -1,6 +1,7 @@
 package bpmn
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/workflowpp/wfpp/engine/model"
@@ -33,4 +34,25 @@ func (c *converter) multiInstance(n *model.Node, el *element) {
 		set(&mi.OutputElement, z.attr("", "outputElement"))
 	}
 	n.Loop = mi // whether it says which items or how many is the validator's business
+}
+
+// standardLoop reads standardLoopCharacteristics: loopCondition (an
+// expression), testBefore and loopMaximum.
+func (c *converter) standardLoop(n *model.Node, el *element) {
+	if !n.Kind.IsActivity() {
+		c.probs.Add(n.ID, "a %s cannot loop: only activities have loop markers", n.Kind)
+		return
+	}
+	r := &model.StandardLoop{TestBefore: strings.EqualFold(el.attr("", "testBefore"), "true")}
+	if cond := el.child(nsBPMN, "loopCondition"); cond != nil {
+		r.Condition = c.condition(n.ID, cond)
+	}
+	if v := strings.TrimSpace(el.attr("", "loopMaximum")); v != "" {
+		m, err := strconv.Atoi(v)
+		if err != nil || m < 0 {
+			c.probs.Add(n.ID, "loopMaximum %q is not a whole number of runs: write e.g. 5", v)
+		}
+		r.Maximum = m
+	}
+	n.Repeat = r
 }

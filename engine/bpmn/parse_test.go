@@ -392,7 +392,6 @@ func TestParseUnsupported(t *testing.T) {
 		{"adhoc", "adHocSubProcess is not supported yet"},
 		{"eventSub", "event sub-process (subProcess triggeredByEvent=\"true\") is not supported yet"},
 		{"multi", "multi-instance on a subProcess is not supported"},
-		{"loop", "standardLoopCharacteristics is not supported yet"},
 		{"compensator", "compensation handler (isForCompensation) is not supported yet"},
 		{"compensate", "compensateEventDefinition is not supported yet"},
 		{"conditional", "conditionalEventDefinition is not supported yet"},
@@ -564,4 +563,26 @@ func TestParseEscalation(t *testing.T) {
 	var probs model.Problems
 	require.ErrorAs(t, err, &probs)
 	requireProblem(t, probs, "e", `escalationRef "missing" does not name an escalation`)
+}
+
+func TestParseStandardLoop(t *testing.T) {
+	t.Parallel()
+	def, err := bpmn.Parse([]byte(`<definitions xmlns="`+bpmnNS+`">
+<process id="p">
+  <startEvent id="s"/>
+  <task id="a"><standardLoopCharacteristics testBefore="true" loopMaximum="5"><loopCondition language="FEEL">n &lt; 3</loopCondition></standardLoopCharacteristics></task>
+  <task id="b"><standardLoopCharacteristics/></task>
+  <sequenceFlow id="f1" sourceRef="s" targetRef="a"/><sequenceFlow id="f2" sourceRef="a" targetRef="b"/>
+</process></definitions>`), bpmn.Options{})
+	require.NoError(t, err)
+	p := def.Main()
+	require.Equal(t, &model.StandardLoop{Condition: "=n < 3", TestBefore: true, Maximum: 5}, node(t, p, "a").Repeat)
+	require.Equal(t, &model.StandardLoop{}, node(t, p, "b").Repeat, "a loop marker that is only drawn")
+
+	_, err = bpmn.Parse([]byte(`<definitions xmlns="`+bpmnNS+`"><process id="p">
+  <startEvent id="s"/><task id="a"><standardLoopCharacteristics loopMaximum="many"/></task>
+  <sequenceFlow id="f1" sourceRef="s" targetRef="a"/></process></definitions>`), bpmn.Options{})
+	var probs model.Problems
+	require.ErrorAs(t, err, &probs)
+	requireProblem(t, probs, "a", `loopMaximum "many" is not a whole number`)
 }

@@ -53,6 +53,7 @@ type Node struct {
 	Body    *Scope // embedded sub-process
 	Call    *Call  // call activity
 	Loop    *MultiInstance
+	Repeat  *StandardLoop // standardLoopCharacteristics
 
 	// Attrs keeps format-specific details worth showing (e.g. a DAG actionType).
 	Attrs map[string]string
@@ -186,6 +187,18 @@ func (n *Node) Label() string {
 		return n.Name
 	}
 	return n.ID
+}
+
+// StandardLoop runs an activity again while a condition holds: checked
+// after each run (do-while), or before each run, the first too, when
+// TestBefore; at most Maximum runs when it is above 0. The condition sees
+// loopCounter, the runs done so far; each run sees loopCounter, its number
+// from 1. Without a condition (BPMN makes it optional; such a marker is
+// often only drawn) the activity runs Maximum times, or once.
+type StandardLoop struct {
+	Condition  string
+	TestBefore bool
+	Maximum    int
 }
 
 // MultiInstance makes an activity run once per item of a collection (or a

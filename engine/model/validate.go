@@ -286,6 +286,14 @@ func (v *validator) activity(n *Node) {
 	if n.Loop != nil && n.Loop.Collection == "" && n.Loop.Cardinality == "" {
 		v.add(n.ID, "the multi-instance marker says neither which items nor how many: set an input collection (zeebe:loopCharacteristics inputCollection) or a loopCardinality")
 	}
+	if n.Loop != nil && n.Repeat != nil {
+		v.add(n.ID, "an activity is either multi-instance or a standard loop, not both: remove one marker")
+	}
+	if r := n.Repeat; r != nil && r.Condition != "" && v.c.Expression != nil {
+		if err := v.c.Expression(r.Condition); err != nil {
+			v.add(n.ID, "loop condition %q: %v", r.Condition, err)
+		}
+	}
 	if n.Loop != nil && v.c.Expression != nil {
 		for what, text := range map[string]string{
 			"input collection": n.Loop.Collection, "loop cardinality": n.Loop.Cardinality,

@@ -46,6 +46,50 @@ function Field(props) {
   return h(TextFieldEntry, { element, id, label: field.label, description: field.description, getValue, setValue, debounce });
 }
 
+// Standard loop (standardLoopCharacteristics, BPMN itself): the loop marker
+// is set from the element's wrench menu; these fields say how it loops.
+const loopFields = [
+  { name: 'loopCondition', label: 'Loop condition',
+    description: 'Runs again while this holds (JavaScript, or =FEEL); loopCounter is the runs done so far' },
+  { name: 'testBefore', label: 'Test before', options: ['false', 'true'],
+    description: 'true: checked before every run, the first too; false: the first run always happens' },
+  { name: 'loopMaximum', label: 'Loop maximum', description: 'At most this many runs; empty: no limit' },
+];
+
+function LoopField(props) {
+  const { element, id, field, lc } = props;
+  const modeling = useService('modeling');
+  const bpmnFactory = useService('bpmnFactory');
+  const debounce = useService('debounceInput');
+  const getValue = () => {
+    const v = lc.get(field.name);
+    if (field.name === 'loopCondition') return v ? v.body || '' : '';
+    return v === undefined || v === null ? (field.options ? 'false' : '') : String(v);
+  };
+  const setValue = (value) => {
+    let v;
+    switch (field.name) {
+      case 'loopCondition':
+        v = value ? bpmnFactory.create('bpmn:FormalExpression', { body: value }) : undefined;
+        break;
+      case 'testBefore':
+        v = value === 'true';
+        break;
+      default:
+        v = value === '' ? undefined : Number.parseInt(value, 10);
+        if (Number.isNaN(v)) v = undefined;
+    }
+    modeling.updateModdleProperties(element, lc, { [field.name]: v });
+  };
+  if (field.options) {
+    return h(SelectEntry, {
+      element, id, label: field.label, description: field.description, getValue, setValue,
+      getOptions: () => field.options.map((o) => ({ value: o, label: o })),
+    });
+  }
+  return h(TextFieldEntry, { element, id, label: field.label, description: field.description, getValue, setValue, debounce });
+}
+
 class WfPropertiesProvider {
   constructor(propertiesPanel) {
     propertiesPanel.registerProvider(400, this);
@@ -59,6 +103,13 @@ class WfPropertiesProvider {
         id: `wf-${field.name}`, component: Field, field, bo,
         isEdited: field.options ? isSelectEntryEdited : isTextFieldEntryEdited,
       }));
+      const lc = bo.get && bo.get('loopCharacteristics');
+      if (lc && lc.$type === 'bpmn:StandardLoopCharacteristics') {
+        entries.push(...loopFields.map((field) => ({
+          id: `wf-${field.name}`, component: LoopField, field, lc,
+          isEdited: field.options ? isSelectEntryEdited : isTextFieldEntryEdited,
+        })));
+      }
       if (entries.length) groups.push({ id: 'workflowpp', label: 'Workflow++', entries });
       return groups;
     };

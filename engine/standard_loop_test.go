@@ -1,0 +1,85 @@
+package engine_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+// loopProcess is a process whose script task "count" loops with the given
+// standardLoopCharacteristics attributes and loop condition.
+func loopProcess(attrs, condition string) []byte {
+	cond := ""
+	if condition != "" {
+		cond = `<loopCondition>` + condition + `</loopCondition>`
+	}
+	return callBPMN(`<process id="loop" isExecutable="true">
+    <startEvent id="s"/>
+    <scriptTask id="count" scriptFormat="javascript">
+      <standardLoopCharacteristics ` + attrs + `>` + cond + `</standardLoopCharacteristics>
+      <script>return {n: n + 1, seen: seen.concat([loopCounter])}</script>
+    </scriptTask><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="count"/><sequenceFlow id="f2" sourceRef="count" targetRef="e"/></process>`)
+}
+
+func TestStandardLoop(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, attrs, condition string
+		runs                   int
+	}{
+		{"do-while", ``, `n &lt; 3`, 3},
+		{"do-while runs once though false", ``, `false`, 1},
+		{"test before", `testBefore="true"`, `n &lt; 3`, 3},
+		{"test before, false at once", `testBefore="true"`, `false`, 0},
+		{"maximum", `loopMaximum="2"`, `true`, 2},
+		{"maximum without condition", `loopMaximum="4"`, ``, 4},
+		{"drawn only", ``, ``, 1},
+		{"loopCounter is the runs done", ``, `loopCounter &lt; 5`, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := setup(t)
+			h.deploySource(loopProcess(tc.attrs, tc.condition))
+			inst := h.start("loop", map[string]any{"n": 0, "seen": []any{}})
+			snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+			require.EqualValues(t, tc.runs, snap.Variables["n"])
+			want := []any{}
+			for i := 1; i <= tc.runs; i++ {
+				want = append(want, int64(i))
+			}
+			require.Equal(t, want, normalizeList(snap.Variables["seen"]), "each run sees its loopCounter from 1")
+			require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "e"))
+		})
+	}
+}
+
+func TestStandardLoopUserTask(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="review" isExecutable="true">
+    <startEvent id="s"/>
+    <userTask id="check"><standardLoopCharacteristics><loopCondition>!approved</loopCondition></standardLoopCharacteristics></userTask>
+    <endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="check"/><sequenceFlow id="f2" sourceRef="check" targetRef="e"/></process>`))
+	inst := h.start("review", nil)
+	for i := range 3 {
+		h.requireStatus(inst.ID, engine.StatusWaiting)
+		h.complete(inst.ID, "check", map[string]any{"approved": i == 2})
+	}
+	h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Len(t, h.tasks(inst.ID, engine.TaskCompleted), 3, "one task per run")
+}
+
+func TestStandardLoopConditionErrorIsAnIncident(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(loopProcess(``, `missing.field &gt; 1`))
+	inst := h.start("loop", map[string]any{"n": 0, "seen": []any{}})
+	h.requireStatus(inst.ID, engine.StatusIncident)
+	incs := h.openIncidents(inst.ID)
+	require.Len(t, incs, 1)
+	require.Contains(t, incs[0].Message, `loop condition of "count"`)
+}
