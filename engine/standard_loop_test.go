@@ -83,3 +83,24 @@ func TestStandardLoopConditionErrorIsAnIncident(t *testing.T) {
 	require.Len(t, incs, 1)
 	require.Contains(t, incs[0].Message, `loop condition of "count"`)
 }
+
+func TestStandardLoopSubProcessAndCallActivity(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="loops" isExecutable="true">
+    <startEvent id="s"/>
+    <subProcess id="sub">
+      <standardLoopCharacteristics><loopCondition>n &lt; 3</loopCondition></standardLoopCharacteristics>
+      <startEvent id="ss"/><scriptTask id="inc" scriptFormat="javascript"><script>return {n: n + 1}</script></scriptTask><endEvent id="se"/>
+      <sequenceFlow id="sf1" sourceRef="ss" targetRef="inc"/><sequenceFlow id="sf2" sourceRef="inc" targetRef="se"/>
+    </subProcess>
+    <callActivity id="call" calledElement="doubler">
+      <standardLoopCharacteristics loopMaximum="2"/>
+    </callActivity>
+    <endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="sub"/><sequenceFlow id="f2" sourceRef="sub" targetRef="call"/><sequenceFlow id="f3" sourceRef="call" targetRef="e"/></process>`, doubler))
+	inst := h.start("loops", map[string]any{"n": 0, "amount": 1})
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.EqualValues(t, 3, snap.Variables["n"], "the sub-process ran three times")
+	require.Len(t, h.children(inst.ID), 2, "the call activity ran twice")
+}
