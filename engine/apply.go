@@ -54,6 +54,8 @@ func (x *instance) do(ctx context.Context, c command) error {
 		x.timerFired(c.sub)
 	case cmdMessage:
 		err = x.messageArrived(c)
+	case cmdTrigger:
+		err = x.triggered(c)
 	case cmdSignal:
 		err = x.signalArrived(c)
 	case cmdCompleteTask:
@@ -101,7 +103,7 @@ func (x *instance) reply(c command, err error) reply {
 // resume in the order they came), so that no new work starts until it resumes.
 func holdWhilePaused(k commandKind) bool {
 	switch k {
-	case cmdJobDone, cmdJobFailed, cmdRetry, cmdTimer, cmdMessage, cmdSignal, cmdChildEnded, cmdChildEscalated:
+	case cmdJobDone, cmdJobFailed, cmdRetry, cmdTimer, cmdMessage, cmdSignal, cmdChildEnded, cmdChildEscalated, cmdTrigger:
 		return true
 	}
 	return false

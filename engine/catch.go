@@ -31,10 +31,12 @@ func (x *instance) subscribe(t *token, n *model.Node) error {
 		sub := x.addSubscription(&Subscription{Token: t.id, ElementID: n.ID, Timer: &due, Repeat: repeat})
 		x.emit(EventTimerScheduled, n, t, map[string]any{"due": due})
 		x.armTimer(sub)
+	case (n.Trigger == model.TriggerMessage || n.Kind == model.KindReceiveTask) && (n.Message == nil || n.Message.Name == ""),
+		n.Trigger == model.TriggerSignal && n.SignalName == "":
+		// Nothing names what it waits for: only Engine.Trigger, by its id, moves it.
+		x.addSubscription(&Subscription{Token: t.id, ElementID: n.ID})
+		x.emit(EventTriggerAwaited, n, t, nil)
 	case n.Trigger == model.TriggerMessage || n.Kind == model.KindReceiveTask:
-		if n.Message == nil {
-			return fmt.Errorf("%q has no message", n.ID)
-		}
 		name, err := x.evalString(x.evalVars(t), n.Message.Name)
 		if err != nil {
 			return fmt.Errorf("message name of %q: %w", n.ID, err)

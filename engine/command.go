@@ -25,6 +25,7 @@ const (
 	cmdLoad           // bring a stored instance into its applier (recovery)
 	cmdChildEnded     // the instance a call activity started ended, or could not start
 	cmdChildEscalated // the instance a call activity started escalated a code it did not catch (name)
+	cmdTrigger        // move the catch waiting at an element (target), by its id
 )
 
 // command is one request to an instance's applier. It is a plain value so

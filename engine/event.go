@@ -44,6 +44,8 @@ const (
 	EventIncidentCreated     EventType = "incident.created"
 	EventIncidentResolved    EventType = "incident.resolved"
 	EventErrorThrown         EventType = "error.thrown"
+	EventTriggerAwaited      EventType = "trigger.awaited"   // a catch with no message or signal name waits for Engine.Trigger
+	EventTriggered           EventType = "triggered"         // Engine.Trigger moved a catch by its element id
 	EventEscalationThrown    EventType = "escalation.thrown" // caught or not: an uncaught escalation is no error
 	EventDeadLettered        EventType = "job.deadlettered"
 	EventBoundaryTriggered   EventType = "boundary.triggered"

@@ -63,10 +63,10 @@ func TestErrorVariables(t *testing.T) {
 	require.Equal(t, "RAW_CODE", raw.Variables["code"])
 }
 
-// TestImplicitEndAndUnsupportedReceive: a parallel gateway without outgoing
-// flows is an implicit end; a receive task without a message is refused as
-// not supported, with the reason, not as a modelling error.
-func TestImplicitEndAndUnsupportedReceive(t *testing.T) {
+// TestImplicitEndAndReceiveWithoutMessage: a parallel gateway without
+// outgoing flows is an implicit end; a receive task without a message waits
+// for a trigger by its id, as Camunda 7 lets its API do.
+func TestImplicitEndAndReceiveWithoutMessage(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
 	done := h.run("parallel_sink", nil)
@@ -74,6 +74,11 @@ func TestImplicitEndAndUnsupportedReceive(t *testing.T) {
 
 	src := `<?xml version="1.0"?><definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
   <process id="r" isExecutable="true"><startEvent id="s"/><receiveTask id="wait"/><sequenceFlow id="f" sourceRef="s" targetRef="wait"/></process></definitions>`
-	_, _, err := h.e.Deploy(h.ctx, engine.DeployRequest{Source: []byte(src)})
-	require.ErrorContains(t, err, "wait: a receive task without a message is not supported")
+	h.deploySource([]byte(src))
+	inst := h.start("r", nil)
+	h.requireStatus(inst.ID, engine.StatusWaiting)
+	_, err := h.e.Trigger(h.ctx, inst.ID, "wait", nil)
+	require.NoError(t, err)
+	h.idle()
+	h.requireStatus(inst.ID, engine.StatusCompleted)
 }

@@ -121,6 +121,38 @@ func (e *Engine) Correlate(ctx context.Context, m Message) (int, error) {
 }
 
 // messageArrived moves the token whose subscription a message matched.
+// Trigger moves what waits at element elementID of an instance, by its id:
+// a message or signal catch event, a receive task or an event boundary —
+// those that name no message or signal can be moved no other way. It is the
+// BPMN way to trigger an event "by its element id through the API".
+func (e *Engine) Trigger(ctx context.Context, instanceID, elementID string, vars map[string]any) (*Snapshot, error) {
+	if elementID == "" {
+		return nil, fmt.Errorf("trigger names no element: %w", ErrInvalidInput)
+	}
+	if err := e.checkVariables(vars); err != nil {
+		return nil, err
+	}
+	return e.control(ctx, command{kind: cmdTrigger, inst: instanceID, target: elementID, vars: vars})
+}
+
+// triggered moves the catch waiting at c.target.
+func (x *instance) triggered(c command) error {
+	for _, s := range x.subs {
+		if s.ElementID != c.target || s.Timer != nil {
+			continue
+		}
+		t := x.token(s.Token)
+		if t == nil {
+			continue
+		}
+		n := x.proc.Node(s.ElementID)
+		x.emit(EventTriggered, n, t, map[string]any{"variables": keys(c.vars)})
+		x.trigger(t, s, n, c.vars)
+		return nil
+	}
+	return fmt.Errorf("instance %s waits for no message or signal at %q: %w", x.id, c.target, ErrNotFound)
+}
+
 func (x *instance) messageArrived(c command) error {
 	s := x.subscription(c.sub)
 	if c.sub == 0 { // by name within this instance

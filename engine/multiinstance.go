@@ -69,6 +69,9 @@ func (x *instance) miItems(t *token, mi *model.MultiInstance) ([]any, error) {
 		}
 		return list, nil
 	}
+	if mi.Cardinality == "" {
+		return make([]any, 1), nil // a marker that is only drawn: one instance, as a standard loop without a condition runs once
+	}
 	v, err := x.eval(vars, mi.Cardinality)
 	if err != nil {
 		return nil, fmt.Errorf("loop cardinality: %w", err)

@@ -88,5 +88,8 @@ func (x *instance) signalArrived(c command) error {
 // that threw it is stored, without holding the applier.
 func (x *instance) throwSignal(t *token, n *model.Node) {
 	x.emit(EventSignalThrown, n, t, map[string]any{"signal": n.SignalName})
+	if n.SignalName == "" {
+		return // a throw that names no signal (a drawing) reaches no one
+	}
 	x.p.effects.signals = append(x.p.effects.signals, n.SignalName)
 }

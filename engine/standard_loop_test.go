@@ -104,3 +104,19 @@ func TestStandardLoopSubProcessAndCallActivity(t *testing.T) {
 	require.EqualValues(t, 3, snap.Variables["n"], "the sub-process ran three times")
 	require.Len(t, h.children(inst.ID), 2, "the call activity ran twice")
 }
+
+// TestMarkersOnlyDrawn: a multi-instance marker that says neither which
+// items nor how many runs one instance, as a loop marker without a
+// condition runs once.
+func TestMarkersOnlyDrawn(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="drawn" isExecutable="true">
+    <startEvent id="s"/>
+    <scriptTask id="count" scriptFormat="javascript"><multiInstanceLoopCharacteristics/><script>return {n: n + 1}</script></scriptTask>
+    <endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="count"/><sequenceFlow id="f2" sourceRef="count" targetRef="e"/></process>`))
+	inst := h.start("drawn", map[string]any{"n": 0})
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.EqualValues(t, 1, snap.Variables["n"])
+}

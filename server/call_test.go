@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -66,4 +67,43 @@ func TestCallActivityLinks(t *testing.T) {
 	require.Contains(t, page, `href="/instances/`+child.ID+`"`, "the caller's monitor links the child")
 	_, page = get("/instances/" + child.ID)
 	require.Contains(t, page, `Called by <a href="/instances/`+caller+`"`, "the child's monitor links the caller")
+}
+
+// TestTriggerRoute: POST /api/v1/instances/{id}/trigger moves a catch that
+// names no message by its element id; nothing waiting there is 404.
+func TestTriggerRoute(t *testing.T) {
+	t.Parallel()
+	f := setupLive(t)
+	src := `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <process id="waits" isExecutable="true">
+    <startEvent id="s"/><receiveTask id="recv"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="recv"/><sequenceFlow id="f2" sourceRef="recv" targetRef="e"/></process>
+</definitions>`
+	resp, err := http.Post("http://"+f.addr+"/api/v1/definitions", "application/xml", strings.NewReader(src))
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	id := f.start("waits", nil)
+	post := func(body string) (int, string) {
+		resp, err := http.Post("http://"+f.addr+"/api/v1/instances/"+id+"/trigger", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(b)
+	}
+	status, body := post(`{}`)
+	require.Equal(t, http.StatusBadRequest, status, body)
+	require.Contains(t, body, `\"elementId\" is missing`)
+	status, body = post(`{"elementId": "nowhere"}`)
+	require.Equal(t, http.StatusNotFound, status, body)
+	require.Contains(t, body, `waits for no message or signal at \"nowhere\"`)
+	require.Eventually(t, func() bool {
+		status, _ = post(`{"elementId": "recv", "variables": {"ok": true}}`)
+		return status == http.StatusOK
+	}, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool {
+		snap, err := f.eng.Instance(context.Background(), id)
+		return err == nil && snap.Status == engine.StatusCompleted && snap.Variables["ok"] == true
+	}, 10*time.Second, 10*time.Millisecond)
 }

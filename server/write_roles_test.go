@@ -34,6 +34,7 @@ var writeRoles = map[string][]string{
 	"POST /api/v1/instances/:id/cancel":                 {identity.RoleOperator},
 	"POST /api/v1/instances/:id/variables":              {identity.RoleOperator},
 	"POST /api/v1/instances/:id/modify":                 {identity.RoleOperator},
+	"POST /api/v1/instances/:id/trigger":                {identity.RoleWorker, identity.RoleOperator},
 	"POST /api/v1/filters":                              {""},
 	"DELETE /api/v1/filters/:name":                      {""},
 	"POST /api/v1/tasks/:id/claim":                      {identity.RoleWorker},

@@ -48,8 +48,6 @@ var incompleteForExecution = []string{
 	"the message event has no message name",
 	"the receive task has no message name",
 	"the timer has no definition",
-	"the signal event has no signal",
-	"the multi-instance marker says neither which items nor how many",
 	"a sub-process needs exactly one start event without a trigger, found 0",
 }
 

@@ -240,15 +240,12 @@ func (v *validator) trigger(n *Node) {
 		if n.Kind == KindIntermediateThrowEvent || n.Kind == KindEndEvent {
 			break // a message throw sends; it needs no subscription
 		}
-		if n.Message == nil || n.Message.Name == "" {
-			v.add(n.ID, "a message catch event without a message is not supported: it could only be triggered by its id through an API Workflow++ does not have; reference a message (messageRef) to correlate it")
-		} else {
+		if n.Message != nil { // without one, only a trigger by its id moves it
 			v.expr(n.ID, "correlation key", n.Message.CorrelationKey)
 		}
 	case TriggerSignal:
-		if n.SignalName == "" {
-			v.add(n.ID, "the signal event has no signal: reference one with signalRef")
-		}
+		// Without a signal a catch waits for a trigger by its id, and a
+		// throw reaches no one (engine/signal.go).
 	case TriggerEscalation:
 		switch n.Kind {
 		case KindStartEvent:
@@ -265,9 +262,7 @@ func (v *validator) trigger(n *Node) {
 		}
 	}
 	if n.Kind == KindReceiveTask {
-		if n.Message == nil || n.Message.Name == "" {
-			v.add(n.ID, "a receive task without a message is not supported: Camunda 7 triggers it by its id through its Java API, which Workflow++ does not have; reference a message (messageRef) to correlate it")
-		} else {
+		if n.Message != nil { // without one, only a trigger by its id moves it, as Camunda 7 does
 			v.expr(n.ID, "correlation key", n.Message.CorrelationKey)
 		}
 	}
@@ -283,9 +278,6 @@ func (v *validator) hasLinkCatch(n *Node) bool {
 }
 
 func (v *validator) activity(n *Node) {
-	if n.Loop != nil && n.Loop.Collection == "" && n.Loop.Cardinality == "" {
-		v.add(n.ID, "the multi-instance marker says neither which items nor how many: set an input collection (zeebe:loopCharacteristics inputCollection) or a loopCardinality")
-	}
 	if n.Loop != nil && n.Repeat != nil {
 		v.add(n.ID, "an activity is either multi-instance or a standard loop, not both: remove one marker")
 	}

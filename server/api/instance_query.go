@@ -160,3 +160,32 @@ func (s *Service) modifyInstance(c *fiber.Ctx) error {
 		"user", a.Name, "correlation_id", CorrelationID(c))
 	return c.JSON(ViewOf(snap))
 }
+
+type triggerBody struct {
+	ElementID string         `json:"elementId"`
+	Variables map[string]any `json:"variables"`
+}
+
+// triggerElement is POST /api/v1/instances/:id/trigger {"elementId",
+// "variables"}: moves the message or signal catch, or receive task, waiting
+// at the element, by its id; 404 when nothing waits there.
+func (s *Service) triggerElement(c *fiber.Ctx) error {
+	var b triggerBody
+	if err := Decode(c, &b); err != nil {
+		return err
+	}
+	if b.ElementID == "" {
+		return BadRequest("field \"elementId\" is missing: name the element that waits")
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	if _, err := s.ReadInstance(ctx, identity.CurrentUser(c), c.Params("id")); err != nil {
+		return err
+	}
+	snap, err := s.eng.Trigger(ctx, c.Params("id"), b.ElementID, b.Variables)
+	if err != nil {
+		return err
+	}
+	s.log.Info("element triggered", "instance_id", snap.ID, "element_id", b.ElementID, "user", ActorOf(c).Name, "correlation_id", CorrelationID(c))
+	return c.JSON(ViewOf(snap))
+}

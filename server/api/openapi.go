@@ -43,6 +43,7 @@ var apiOperations = []apiOperation{
 	{"post", "/instances/{id}/resume", "instances", "Resume a paused instance", nil, "", 200, "Instance", []int{404, 409}},
 	{"post", "/instances/{id}/cancel", "instances", "Cancel an instance", nil, "", 200, "Instance", []int{404, 409}},
 	{"post", "/instances/{id}/variables", "instances", "Merge variables into an instance", nil, "Variables", 200, "Instance", []int{404, 409}},
+	{"post", "/instances/{id}/trigger", "instances", "Move the message or signal catch (or receive task) waiting at elementId, by its id", nil, "Trigger", 200, "Instance", []int{404, 409}},
 	{"post", "/instances/{id}/modify", "instances", "Move a token to another element of its scope", nil, "Modify", 200, "Instance", []int{404, 409}},
 
 	{"get", "/tasks", "tasks", "List inbox tasks by priority then due date; non-admins see only their own and their groups' tasks", []string{"instance", "assignee", "user", "group", "status", "limit", "cursor"}, "", 200, "TaskPage", []int{403}},
@@ -144,10 +145,12 @@ func apiSchemas() map[string]any {
 			"tokens": map[string]any{"type": "array", "items": anyOb}, "variables": anyOb,
 			"tasks": map[string]any{"type": "array", "items": ref("Task")}, "incidents": map[string]any{"type": "array", "items": ref("Incident")},
 			"history": map[string]any{"type": "array", "items": anyOb}, "statusUrl": str, "startedAt": tim, "endedAt": tim,
+			"parent": anyOb, "children": map[string]any{"type": "array", "items": anyOb},
 		}, "id", "status"),
 		"InstancePage": pageOf("Instance"),
 		"Variables":    obj(map[string]any{"variables": anyOb}),
 		"Modify":       obj(map[string]any{"token": num, "to": str}, "token", "to"),
+		"Trigger":      obj(map[string]any{"elementId": str, "variables": anyOb}, "elementId"),
 		"Task": obj(map[string]any{
 			"id": str, "instanceId": str, "definition": str, "elementId": str, "name": str, "assignee": str,
 			"candidateUsers": strs, "candidateGroups": strs, "priority": num, "dueDate": tim, "status": str, "createdAt": tim,

@@ -1,0 +1,46 @@
+package engine_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+// TestTriggerByElementID: catches that name no message or signal (valid
+// BPMN, common in models drawn before they are wired) wait, and
+// Engine.Trigger moves each by its element id with variables.
+func TestTriggerByElementID(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="p" isExecutable="true">
+    <startEvent id="s"/>
+    <intermediateCatchEvent id="msg"><messageEventDefinition/></intermediateCatchEvent>
+    <receiveTask id="recv"/>
+    <intermediateCatchEvent id="sig"><signalEventDefinition/></intermediateCatchEvent>
+    <userTask id="work"/>
+    <boundaryEvent id="nudge" attachedToRef="work" cancelActivity="false"><messageEventDefinition/></boundaryEvent>
+    <endEvent id="nudged"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="msg"/><sequenceFlow id="f2" sourceRef="msg" targetRef="recv"/>
+    <sequenceFlow id="f3" sourceRef="recv" targetRef="sig"/><sequenceFlow id="f4" sourceRef="sig" targetRef="work"/>
+    <sequenceFlow id="f5" sourceRef="work" targetRef="e"/><sequenceFlow id="f6" sourceRef="nudge" targetRef="nudged"/></process>`))
+	inst := h.start("p", nil)
+	_, err := h.e.Trigger(h.ctx, inst.ID, "recv", nil)
+	require.ErrorIs(t, err, engine.ErrNotFound, "nothing waits at recv yet")
+
+	for i, id := range []string{"msg", "recv", "sig"} {
+		require.Equal(t, engine.StatusWaiting, h.instance(inst.ID).Status)
+		_, err := h.e.Trigger(h.ctx, inst.ID, id, map[string]any{id: i})
+		require.NoError(t, err, id)
+		h.idle()
+	}
+	_, err = h.e.Trigger(h.ctx, inst.ID, "nudge", nil)
+	require.NoError(t, err)
+	h.idle()
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "nudged"), "the boundary fired without ending the task")
+	h.complete(inst.ID, "work", nil)
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.EqualValues(t, 2, snap.Variables["sig"])
+	require.Equal(t, 4, h.count(inst.ID, engine.EventTriggered, ""))
+}
