@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,19 +36,7 @@ func compileExpr(text string) (*script.Program, error) {
 	if strings.Contains(ferr.Error(), notSupported) {
 		return nil, ferr // it reads as FEEL that uses a feature we lack: say that
 	}
-	if m := spacedName.FindStringSubmatch(text); m != nil && !jsWords[m[2]] && !jsWords[m[3]] {
-		return nil, fmt.Errorf("variable names with spaces (%q) are %s: rename the variable without spaces", m[1], notSupported)
-	}
 	return nil, err
-}
-
-// spacedName finds an expression that starts with a FEEL name with spaces,
-// such as `Service Level == "Premium"`.
-var spacedName = regexp.MustCompile(`^\s*(([A-Za-z_][A-Za-z0-9_]*) +([A-Za-z_][A-Za-z0-9_]*))\s*(==|=|!=|<|>|\.)`)
-
-var jsWords = map[string]bool{
-	"and": true, "or": true, "not": true, "in": true, "instanceof": true, "typeof": true,
-	"new": true, "void": true, "delete": true, "eq": true, "ne": true, "lt": true, "gt": true, "le": true, "ge": true,
 }
 
 // notSupported is how problems about features the engine lacks are worded,

@@ -9,12 +9,13 @@
 //
 //   - FEEL (Zeebe), when the text starts with "=": =amount > 100,
 //     =a = 1 and not(b), =x.y + 2, ="literal", =null, =if a then b else c,
-//     =list[1] (1-based), [1, 2], {key: value}. "=" is equality (strict,
-//     except that "= null" also matches a missing variable). Rejected with a
+//     =list[1] (1-based), [1, 2], {key: value}, names with spaces
+//     (=Service Level = "Premium", =Order Status.Approved By). "=" is
+//     equality (strict, except that "= null" also matches a missing
+//     variable); '...' strings are read as "..." ones. Rejected with a
 //     CompileError naming the construct: for, some/every ... satisfies, in,
 //     between, instance of, filters list[cond], ranges a..b, temporal
-//     literals @"...", function calls (including FEEL built-ins), names
-//     containing spaces.
+//     literals @"...", function calls (including FEEL built-ins).
 //   - JUEL (Camunda 7), when the text is exactly one ${...} (or #{...}):
 //     JavaScript plus and or not eq ne lt gt le ge div mod empty; single or
 //     double quoted strings. "==" is loose as in EL coercion. Method calls on

@@ -134,7 +134,6 @@ func TestCompileErrors(t *testing.T) {
 		{"=items[item > 1]", 1, 8, "filter"},
 		{"=count(items) > 1", 1, 2, "count()"},
 		{"=1..5", 1, 3, "range"},
-		{"='single'", 1, 2, "double quotes"},
 		{`="open`, 1, 2, "unterminated"},
 		{"=not x", 1, 2, "not(...)"},
 		{"=if a then b", 1, 2, "without 'else'"},
@@ -261,4 +260,32 @@ func TestConfigValidate(t *testing.T) {
 	require.Equal(t, ScriptTimeoutDefault, cfg.ScriptTimeout)
 	require.NoError(t, cfg.validate())
 	require.True(t, errors.Is(ErrTimeout, ErrTimeout))
+}
+
+// TestFEELNamesWithSpaces: FEEL names may contain spaces; consecutive
+// names that are not keywords are one, in paths too.
+func TestFEELNamesWithSpaces(t *testing.T) {
+	t.Parallel()
+	e := setup(t, Config{})
+	vars := map[string]any{
+		"Service Level": "Premium", "a": true, "b": false,
+		"Vacation Approval Status": map[string]any{"Approval": "yes", "First Name": "Ada"},
+	}
+	for expr, want := range map[string]any{
+		`=Service Level = "Premium"`:                  true,
+		`=Service Level != "Premium"`:                 false,
+		`=Vacation Approval Status.Approval`:          "yes",
+		`=Vacation Approval Status.First Name`:        "Ada",
+		`=a and b`:                                    false,
+		`=a or b`:                                     true,
+		`=if Service Level = "Premium" then 1 else 2`: int64(1),
+		`=Missing Name = null`:                        true,
+		`=Service Level == 'Premium'`:                 true,
+	} {
+		p, err := CompileExpression(expr)
+		require.NoError(t, err, expr)
+		got, err := e.Eval(context.Background(), p, vars)
+		require.NoError(t, err, expr)
+		require.Equal(t, want, got, expr)
+	}
 }

@@ -129,7 +129,7 @@ func buildPath(e ast.Expression, isVar func(string) bool) *fastPath {
 func (n fastLit) eval(map[string]any, int) (any, bool) { return n.v, true }
 
 func (n *fastPath) eval(vars map[string]any, maxStr int) (any, bool) {
-	v, ok := vars[n.names[0]]
+	v, ok := vars[variableName(n.names[0])]
 	if !ok {
 		v = undef
 	}

@@ -1,5 +1,7 @@
 package script
 
+import "strings"
+
 // FEEL (Zeebe "=expr") to JavaScript, for the common subset: variable paths
 // (a.b.c, null-safe; a[1] is 1-based as in FEEL), = != < <= > >=, and, or,
 // not(...), + - * / **, if-then-else, string/number/boolean/null literals,
@@ -7,6 +9,41 @@ package script
 //
 // Equality is strict (===) except against the literal null, which also
 // matches a missing variable (x = null is true when x is not set).
+
+// FEEL names may contain spaces ("Service Level"): consecutive names that
+// are not keywords are one name. JavaScript names cannot, so such a name is
+// written with spaceMark for each space, and read back as the variable it
+// names (variableName).
+const spaceMark = "__sp__"
+
+// feelKeywords end a name with spaces: "a and b" is two names.
+var feelKeywords = map[string]bool{"and": true, "or": true, "not": true, "true": true, "false": true, "null": true, "if": true, "then": true, "else": true}
+
+// mergeSpacedNames joins consecutive names (not keywords) into one.
+func mergeSpacedNames(toks []lexToken) []lexToken {
+	out := toks[:0:0]
+	for _, t := range toks {
+		if n := len(out); n > 0 && t.kind == tokIdent && out[n-1].kind == tokIdent &&
+			plainName(t.text) && plainName(lastWord(out[n-1].text)) {
+			out[n-1].text += " " + t.text
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func plainName(s string) bool { return !feelKeywords[s] && feelUnsupported[s] == "" }
+
+func lastWord(s string) string { return s[strings.LastIndexByte(s, ' ')+1:] }
+
+// variableName is the variable a parameter name stands for.
+func variableName(param string) string {
+	if !strings.Contains(param, spaceMark) {
+		return param
+	}
+	return strings.ReplaceAll(param, spaceMark, " ")
+}
 
 // feelUnsupported are FEEL keywords whose constructs are not translated.
 var feelUnsupported = map[string]string{
@@ -22,13 +59,14 @@ var feelFilterOps = map[string]bool{"=": true, "==": true, "!=": true, "<": true
 
 func translateFEEL(text string, start int) (translation, error) {
 	body := text[start:]
-	toks, err := lex(body, start, text, feelPuncts, `"`)
+	toks, err := lex(body, start, text, feelPuncts, `"'`) // FEEL strings are "..."; '...' (never FEEL otherwise) is read as one too
 	if err != nil {
 		return translation{}, err
 	}
 	if len(toks) == 0 {
 		return translation{}, newCompileError(text, start, "empty FEEL expression after '='")
 	}
+	toks = mergeSpacedNames(toks)
 	type frame struct {
 		kind byte // ( [ { i(index) c(if-cond) t(if-then) e(if-else)
 		pos  int
@@ -107,9 +145,9 @@ func translateFEEL(text string, start int) (translation, error) {
 				return fail(t, "FEEL function %s() is not supported", name)
 			default:
 				if operand {
-					return fail(t, "unexpected name %q (FEEL names with spaces are not supported)", name)
+					return fail(t, "unexpected name %q", name)
 				}
-				e.emit(t.pos, name)
+				e.emit(t.pos, strings.ReplaceAll(name, " ", spaceMark))
 				operand = true
 			}
 		case tokPunct:
@@ -186,8 +224,14 @@ func translateFEEL(text string, start int) (translation, error) {
 				if isPunct(toks, i+2, "(") {
 					return fail(name, "FEEL function %s() is not supported", name.text)
 				}
-				e.emit(t.pos, "?.")
-				e.emit(name.pos, name.text)
+				if strings.Contains(name.text, " ") {
+					e.emit(t.pos, "?.[")
+					e.emitString(name.pos, name.text)
+					e.emit(name.pos, "]")
+				} else {
+					e.emit(t.pos, "?.")
+					e.emit(name.pos, name.text)
+				}
 				i++
 			case "..":
 				return fail(t, "FEEL ranges (a..b) are not supported")

@@ -83,7 +83,7 @@ func (r *runner) run(ctx context.Context, cfg *Config, p *Program, vars map[stri
 		var v goja.Value
 		if name == "variables" {
 			v, err = in.toJS(vars, 0)
-		} else if x, ok := vars[name]; ok {
+		} else if x, ok := vars[variableName(name)]; ok {
 			v, err = in.toJS(x, 1)
 		} else {
 			v = goja.Undefined()
