@@ -156,6 +156,8 @@ func (x *instance) timerFired(id uint64) {
 // trigger moves token t because subscription s on node n fired.
 func (x *instance) trigger(t *token, s *Subscription, n *model.Node, vars map[string]any) {
 	switch {
+	case t.watch:
+		x.eventSubTriggered(t, s, n, vars)
 	case n.Kind == model.KindBoundaryEvent:
 		if err := x.outputs(t, n, vars); err != nil {
 			x.incidentAt(t, "expression", err.Error(), phaseEnter)

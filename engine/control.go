@@ -13,6 +13,7 @@ func (x *instance) start(req *startRequest) {
 		"definition": x.head.DefinitionKey, "version": x.head.Version, "businessKey": x.head.BusinessKey,
 	})
 	t := x.newToken(0)
+	x.armEventSubs(0, &x.proc.Scope)
 	if req.triggered {
 		t.node = req.start
 		x.emit(EventElementActivated, req.start, t, nil)

@@ -19,28 +19,44 @@ import (
 // whether t was ended by an interrupting catch.
 func (x *instance) throwEscalation(t *token, n *model.Node) bool {
 	x.emit(EventEscalationThrown, n, t, map[string]any{"code": n.EscalationCode})
-	holder, act := x.scopeOwner(t.scope)
-	return x.escalate(holder, act, n.EscalationCode)
+	return x.escalate(t.scope, nil, nil, n.EscalationCode)
 }
 
-// escalate looks for a catch of code on act (whose token is holder) and
-// the activities around it, then in the caller. It reports whether an
-// interrupting catch ended the activity.
-func (x *instance) escalate(holder *token, act *model.Node, code string) bool {
-	for act != nil && holder != nil {
-		holder = x.activityToken(holder)
-		if b := escalationBoundary(act, code); b != nil {
-			x.setVars(map[string]any{cmp.Or(b.EscalationCodeVariable, "escalationCode"): code})
-			x.emit(EventBoundaryTriggered, b, holder, map[string]any{"interrupting": b.Interrupting, "escalation": code})
-			if b.Interrupting {
-				x.interrupt(holder)
-				x.work = append(x.work, step{tok: holder, node: b})
-				return true
+// escalate looks for a catch of code: on act (whose token is holder), then
+// in the event sub-processes of scope scopeID, then on the sub-process that
+// owns the scope, and so on out, then in the caller. It reports whether an
+// interrupting catch ended the thrower.
+func (x *instance) escalate(scopeID uint64, holder *token, act *model.Node, code string) bool {
+	for {
+		if act != nil && holder != nil {
+			holder = x.activityToken(holder)
+			if b := escalationBoundary(act, code); b != nil {
+				x.setVars(map[string]any{cmp.Or(b.EscalationCodeVariable, "escalationCode"): code})
+				x.emit(EventBoundaryTriggered, b, holder, map[string]any{"interrupting": b.Interrupting, "escalation": code})
+				if b.Interrupting {
+					x.interrupt(holder)
+					x.work = append(x.work, step{tok: holder, node: b})
+					return true
+				}
+				x.work = append(x.work, step{tok: x.newToken(holder.scope), node: b})
+				return false
 			}
-			x.work = append(x.work, step{tok: x.newToken(holder.scope), node: b})
-			return false
+			scopeID = holder.scope
 		}
-		holder, act = x.scopeOwner(holder.scope)
+		if es := eventSubFor(x.scopeModel(scopeID), model.TriggerEscalation, code); es != nil {
+			st := es.EventStart()
+			if st.Interrupting {
+				x.clearScope(scopeID)
+			}
+			x.startEventSub(scopeID, es, map[string]any{cmp.Or(st.EscalationCodeVariable, "escalationCode"): code})
+			return st.Interrupting
+		}
+		if scopeID == 0 {
+			break
+		}
+		if holder, act = x.scopeOwner(scopeID); holder == nil {
+			break
+		}
 	}
 	if x.head.Parent != nil {
 		x.p.effects.escalations = append(x.p.effects.escalations, childEscalation{parent: *x.head.Parent, child: x.id, code: code})
@@ -79,5 +95,5 @@ func (x *instance) childEscalated(c command) {
 	if t == nil || t.status != TokenCall || t.child != c.child {
 		return
 	}
-	x.escalate(t, t.node, c.name)
+	x.escalate(t.scope, t, t.node, c.name)
 }

@@ -72,6 +72,7 @@ type token struct {
 	child    string // the instance its call activity started
 	removed  bool   // taken out of the instance: a step still queued for it is void
 	loops    int    // a standard loop's runs started, 0 when not looping
+	watch    bool   // waits at an event sub-process's start for its scope (eventsub.go)
 }
 
 // scope is a running embedded sub-process.
@@ -127,7 +128,7 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 		t := &token{
 			id: ts.ID, node: n, scope: ts.Scope, status: ts.Status, attempt: ts.Attempt,
 			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident, outer: ts.Outer, listener: ts.Listener,
-			child: ts.Child, loops: ts.Loops,
+			child: ts.Child, loops: ts.Loops, watch: ts.Watch,
 		}
 		if ts.Via != "" {
 			t.via = proc.Flow(ts.Via)
@@ -167,7 +168,7 @@ func (x *instance) snapshot() *Snapshot {
 		ts := TokenState{
 			ID: t.id, ElementID: t.node.ID, Scope: t.scope, Status: t.status,
 			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer, Listener: t.listener,
-			Child: t.child, Loops: t.loops,
+			Child: t.child, Loops: t.loops, Watch: t.watch,
 		}
 		if t.via != nil {
 			ts.Via = t.via.ID

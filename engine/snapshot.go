@@ -68,6 +68,7 @@ type TokenState struct {
 	Listener *PendingTransition `json:"listener,omitempty" bson:"listener,omitempty"`
 	Child    string             `json:"child,omitempty" bson:"child,omitempty"` // the instance its call activity started
 	Loops    int                `json:"loops,omitempty" bson:"loops,omitempty"` // a standard loop's runs started
+	Watch    bool               `json:"watch,omitempty" bson:"watch,omitempty"` // waits at an event sub-process's start for its scope
 }
 
 // ScopeState is a running embedded sub-process: the token that waits for it

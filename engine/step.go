@@ -294,6 +294,7 @@ func (x *instance) completeScopes() bool {
 			continue
 		}
 		x.scopes = append(x.scopes[:i], x.scopes[i+1:]...)
+		x.dropWatchers(sc.id)
 		owner := x.token(sc.token)
 		if owner == nil {
 			continue
@@ -302,15 +303,18 @@ func (x *instance) completeScopes() bool {
 		x.finishActivity(owner, nil)
 		return true
 	}
-	if len(x.tokens) == 0 && !x.status.Done() {
+	if !x.scopeBusy(0) && !x.status.Done() {
+		x.dropWatchers(0)
 		x.finish(StatusCompleted, EventInstanceCompleted, nil)
 	}
 	return false
 }
 
+// scopeBusy reports whether tokens work in scope id; those that only watch
+// for an event sub-process's start do not keep it open.
 func (x *instance) scopeBusy(id uint64) bool {
 	for _, t := range x.tokens {
-		if t.scope == id {
+		if t.scope == id && !t.watch {
 			return true
 		}
 	}

@@ -33,6 +33,7 @@ func (x *instance) enterSubProcess(t *token) {
 	x.scopes = append(x.scopes, sc)
 	x.emit(EventSubProcessEntered, n, t, map[string]any{"scope": sc.id})
 	x.armBoundaries(t)
+	x.armEventSubs(sc.id, n.Body)
 	inner := x.newToken(sc.id)
 	x.work = append(x.work, step{tok: inner, node: starts[0]})
 }
@@ -79,23 +80,39 @@ func (x *instance) clearScope(id uint64) {
 // between; when none does, the token gets an incident.
 func (x *instance) throwError(t *token, n *model.Node, code, message string) {
 	x.emit(EventErrorThrown, n, t, map[string]any{"code": code, "message": message})
-	holder := t
-	act := n
+	// Innermost first: the activity's own boundary events (when an activity
+	// throws), the event sub-processes of its scope, the boundary events of
+	// the sub-process that owns the scope, and so on out.
+	holder, act, scopeID := t, n, t.scope
 	if !act.Kind.IsActivity() {
-		holder, act = x.scopeOwner(t.scope)
+		holder, act = nil, nil
 	}
-	for act != nil && holder != nil {
-		holder = x.activityToken(holder)
-		if b := errorBoundary(act, code); b != nil {
-			if holder != t {
-				x.removeToken(t)
+	for {
+		if act != nil && holder != nil {
+			holder = x.activityToken(holder)
+			if b := errorBoundary(act, code); b != nil {
+				if holder != t {
+					x.removeToken(t)
+				}
+				x.interrupt(holder)
+				x.setVars(map[string]any{cmp.Or(b.ErrorCodeVariable, "errorCode"): code, cmp.Or(b.ErrorMessageVariable, "errorMessage"): message})
+				x.work = append(x.work, step{tok: holder, node: b})
+				return
 			}
-			x.interrupt(holder)
-			x.setVars(map[string]any{cmp.Or(b.ErrorCodeVariable, "errorCode"): code, cmp.Or(b.ErrorMessageVariable, "errorMessage"): message})
-			x.work = append(x.work, step{tok: holder, node: b})
+			scopeID = holder.scope
+		}
+		if es := eventSubFor(x.scopeModel(scopeID), model.TriggerError, code); es != nil {
+			st := es.EventStart()
+			x.clearScope(scopeID) // an error start always interrupts; the thrower goes with the rest
+			x.startEventSub(scopeID, es, map[string]any{cmp.Or(st.ErrorCodeVariable, "errorCode"): code, cmp.Or(st.ErrorMessageVariable, "errorMessage"): message})
 			return
 		}
-		holder, act = x.scopeOwner(holder.scope)
+		if scopeID == 0 {
+			break
+		}
+		if holder, act = x.scopeOwner(scopeID); holder == nil {
+			break
+		}
 	}
 	if x.propagateError(t, n, code, message) {
 		return

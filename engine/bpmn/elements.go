@@ -156,9 +156,6 @@ func (c *converter) placeholder(e *element, ph placeholder, what string) *model.
 }
 
 func (c *converter) node(e *element) *model.Node {
-	if e.is(nsBPMN, "subProcess") && e.attr("", "triggeredByEvent") == "true" {
-		return c.placeholder(e, eventSubProcess, `event sub-process (subProcess triggeredByEvent="true")`)
-	}
 	name := e.name.Local
 	n := &model.Node{
 		ID:            e.id(),
@@ -187,7 +184,10 @@ func (c *converter) node(e *element) *model.Node {
 		}
 	case model.KindSubProcess:
 		n.Body = &model.Scope{ID: n.ID}
+		n.EventSub = e.attr("", "triggeredByEvent") == "true"
 		c.scope(n.Body, e, true)
+	case model.KindStartEvent:
+		n.Interrupting = e.attr("", "isInterrupting") != "false"
 	case model.KindUserTask:
 		resourceAssignments(n, e)
 	case model.KindCallActivity:

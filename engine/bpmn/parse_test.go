@@ -390,7 +390,6 @@ func TestParseUnsupported(t *testing.T) {
 		{"complex", "complexGateway is not supported yet"},
 		{"tx", "transaction is not supported yet"},
 		{"adhoc", "adHocSubProcess is not supported yet"},
-		{"eventSub", "event sub-process (subProcess triggeredByEvent=\"true\") is not supported yet"},
 		{"multi", "multi-instance on a subProcess is not supported"},
 		{"compensator", "compensation handler (isForCompensation) is not supported yet"},
 		{"compensate", "compensateEventDefinition is not supported yet"},

@@ -35,9 +35,6 @@ var unsupportedFlowElements = map[string]placeholder{
 	"globalChoreographyTask": {model.KindTask, choreographyHint},
 }
 
-// eventSubProcess stands in for a subProcess with triggeredByEvent="true".
-var eventSubProcess = placeholder{model.KindTask, "use boundary events on an embedded subProcess"}
-
 // unsupportedChildren are elements inside a flow node that are not supported,
 // with a hint at what to do instead.
 var unsupportedChildren = map[string]string{

@@ -40,7 +40,7 @@ type Node struct {
 	SignalName             string
 	AttachedToID           string // boundary events
 	AttachedTo             *Node
-	Interrupting           bool    // boundary events: cancel the activity when they fire
+	Interrupting           bool    // boundary events and event sub-process starts: cancel the activity (the scope's work) when they fire
 	Boundaries             []*Node // activities: the boundary events attached to them
 
 	// Activities.
@@ -51,9 +51,13 @@ type Node struct {
 	Outputs []Mapping
 	Retry   RetryPolicy
 	Body    *Scope // embedded sub-process
-	Call    *Call  // call activity
-	Loop    *MultiInstance
-	Repeat  *StandardLoop // standardLoopCharacteristics
+	// EventSub marks an event sub-process (triggeredByEvent): no flow
+	// reaches it; its start event's trigger starts it inside the scope
+	// that holds it.
+	EventSub bool
+	Call     *Call // call activity
+	Loop     *MultiInstance
+	Repeat   *StandardLoop // standardLoopCharacteristics
 
 	// Attrs keeps format-specific details worth showing (e.g. a DAG actionType).
 	Attrs map[string]string

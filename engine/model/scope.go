@@ -20,6 +20,28 @@ func (s *Scope) NoneStarts() []*Node {
 	return starts
 }
 
+// EventSubs returns the event sub-processes of the scope.
+func (s *Scope) EventSubs() []*Node {
+	var subs []*Node
+	for _, n := range s.Nodes {
+		if n.EventSub {
+			subs = append(subs, n)
+		}
+	}
+	return subs
+}
+
+// EventStart is the start event of an event sub-process, or nil.
+func (n *Node) EventStart() *Node {
+	if !n.EventSub || n.Body == nil {
+		return nil
+	}
+	if st := n.Body.Starts(); len(st) == 1 {
+		return st[0]
+	}
+	return nil
+}
+
 // Starts returns every start event of the scope.
 func (s *Scope) Starts() []*Node {
 	var starts []*Node

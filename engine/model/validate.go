@@ -51,7 +51,9 @@ func (v *validator) add(id, format string, args ...any) { v.probs.Add(id, format
 func (v *validator) scope(s *Scope) {
 	starts := s.Starts()
 	owner := s.ID
-	if s.Owner != nil {
+	if s.Owner != nil && s.Owner.EventSub {
+		v.eventSub(s)
+	} else if s.Owner != nil {
 		owner = s.Owner.ID
 		if len(s.Nodes) == 0 {
 			return // an empty (collapsed) sub-process completes at once
@@ -69,6 +71,27 @@ func (v *validator) scope(s *Scope) {
 		if n.Body != nil {
 			v.scope(n.Body)
 		}
+	}
+}
+
+// eventSub checks the body of an event sub-process: one start event, whose
+// trigger starts it, and no flow into or out of the sub-process.
+func (v *validator) eventSub(s *Scope) {
+	n := s.Owner
+	if len(n.Incoming)+len(n.Outgoing) > 0 {
+		v.add(n.ID, "an event sub-process has no sequence flows in or out: its start event's trigger starts it")
+	}
+	starts := s.Starts()
+	if len(starts) != 1 {
+		v.add(n.ID, "an event sub-process needs exactly one start event, found %d", len(starts))
+		return
+	}
+	switch starts[0].Trigger {
+	case TriggerMessage, TriggerTimer, TriggerSignal, TriggerError, TriggerEscalation:
+	case TriggerNone:
+		v.add(starts[0].ID, "the start event of an event sub-process needs a trigger: a message, timer, signal, error or escalation")
+	default:
+		v.add(starts[0].ID, "an event sub-process started by a %s event is not supported yet: use a message, timer, signal, error or escalation start", starts[0].Trigger)
 	}
 }
 
@@ -115,7 +138,7 @@ func (v *validator) reachability(s *Scope, starts []*Node) {
 		visit(st)
 	}
 	for _, n := range s.Nodes {
-		if !seen[n] {
+		if !seen[n] && !n.EventSub { // an event starts an event sub-process, not a flow
 			v.add(n.ID, "cannot be reached from a start event: connect it or remove it")
 		}
 	}
@@ -249,7 +272,9 @@ func (v *validator) trigger(n *Node) {
 	case TriggerEscalation:
 		switch n.Kind {
 		case KindStartEvent:
-			v.add(n.ID, "an escalation start event starts an event sub-process, which is not supported yet: catch the escalation with a boundary event")
+			if n.Scope == nil || n.Scope.Owner == nil || !n.Scope.Owner.EventSub {
+				v.add(n.ID, "an escalation start event starts an event sub-process: put it in one (triggeredByEvent)")
+			}
 		case KindIntermediateCatchEvent:
 			v.add(n.ID, "an intermediate event cannot catch an escalation: attach an escalation boundary event to the activity")
 		}
