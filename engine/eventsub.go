@@ -40,11 +40,12 @@ func (x *instance) armEventSubs(scopeID uint64, s *model.Scope) {
 // waits at, as subscription s fired.
 func (x *instance) eventSubTriggered(w *token, s *Subscription, n *model.Node, vars map[string]any) {
 	es, scopeID := n.Scope.Owner, w.scope
-	if n.Interrupting {
+	switch {
+	case n.Interrupting:
 		x.clearScope(scopeID) // the watcher too
-	} else if s.Timer != nil && s.Repeat != 0 {
+	case s.Timer != nil && s.Repeat != 0:
 		x.rearm(w, s, n)
-	} else if s.Timer != nil {
+	case s.Timer != nil:
 		x.removeSubscription(s)
 		x.removeToken(w) // a timer that fires once: nothing more to watch for
 	}

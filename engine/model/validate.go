@@ -51,9 +51,10 @@ func (v *validator) add(id, format string, args ...any) { v.probs.Add(id, format
 func (v *validator) scope(s *Scope) {
 	starts := s.Starts()
 	owner := s.ID
-	if s.Owner != nil && s.Owner.EventSub {
+	switch {
+	case s.Owner != nil && s.Owner.EventSub:
 		v.eventSub(s)
-	} else if s.Owner != nil {
+	case s.Owner != nil:
 		owner = s.Owner.ID
 		if len(s.Nodes) == 0 {
 			return // an empty (collapsed) sub-process completes at once
@@ -61,7 +62,7 @@ func (v *validator) scope(s *Scope) {
 		if len(s.NoneStarts()) != 1 {
 			v.add(owner, "a sub-process needs exactly one start event without a trigger, found %d", len(s.NoneStarts()))
 		}
-	} else if len(starts) == 0 {
+	case len(starts) == 0:
 		v.add(owner, "the process has no start event: add one")
 	}
 	v.reachability(s, starts)
