@@ -50,6 +50,9 @@ func (x *instance) subscribe(t *token, n *model.Node) error {
 		sub := x.addSubscription(&Subscription{Token: t.id, ElementID: n.ID, Message: name, CorrelationKey: key})
 		x.emit(EventMessageSubscribed, n, t, map[string]any{"message": name, "correlationKey": key})
 		x.p.effects.subscribe = append(x.p.effects.subscribe, messageSub{name: name, key: key, inst: x.id, sub: sub.ID})
+	case n.Trigger == model.TriggerConditional:
+		sub := x.addSubscription(&Subscription{Token: t.id, ElementID: n.ID, Conditional: true})
+		x.newConds = append(x.newConds, sub.ID) // evaluated once the step is done: true on entry fires
 	case n.Trigger == model.TriggerSignal:
 		sub := x.addSubscription(&Subscription{Token: t.id, ElementID: n.ID, Signal: n.SignalName})
 		x.emit(EventSignalSubscribed, n, t, map[string]any{"signal": n.SignalName})
@@ -111,7 +114,7 @@ func (x *instance) subscription(id uint64) *Subscription {
 // armBoundaries arms the timer and message boundary events of an activity.
 func (x *instance) armBoundaries(t *token) {
 	for _, b := range t.node.Boundaries {
-		if b.Trigger == model.TriggerTimer || b.Trigger == model.TriggerMessage || b.Trigger == model.TriggerSignal {
+		if b.Trigger == model.TriggerTimer || b.Trigger == model.TriggerMessage || b.Trigger == model.TriggerSignal || b.Trigger == model.TriggerConditional {
 			if err := x.subscribe(t, b); err != nil {
 				x.incidentAt(t, "event", err.Error(), phaseEnter)
 				return
@@ -187,9 +190,11 @@ func (x *instance) boundary(t *token, s *Subscription, n *model.Node) {
 		x.work = append(x.work, step{tok: t, node: n})
 		return
 	}
-	if s.Timer != nil && s.Repeat != 0 {
+	switch {
+	case s.Conditional: // it fires again when the condition next becomes true
+	case s.Timer != nil && s.Repeat != 0:
 		x.rearm(t, s, n)
-	} else {
+	default:
 		x.removeSubscription(s)
 	}
 	x.work = append(x.work, step{tok: x.newToken(t.scope), node: n})

@@ -44,6 +44,7 @@ const (
 	EventIncidentCreated     EventType = "incident.created"
 	EventIncidentResolved    EventType = "incident.resolved"
 	EventErrorThrown         EventType = "error.thrown"
+	EventConditionMet        EventType = "condition.met"     // a conditional event's condition became true
 	EventTriggerAwaited      EventType = "trigger.awaited"   // a catch with no message or signal name waits for Engine.Trigger
 	EventTriggered           EventType = "triggered"         // Engine.Trigger moved a catch by its element id
 	EventEscalationThrown    EventType = "escalation.thrown" // caught or not: an uncaught escalation is no error

@@ -23,7 +23,7 @@ func (x *instance) armEventSubs(scopeID uint64, s *model.Scope) {
 			continue
 		}
 		switch st.Trigger {
-		case model.TriggerMessage, model.TriggerTimer, model.TriggerSignal:
+		case model.TriggerMessage, model.TriggerTimer, model.TriggerSignal, model.TriggerConditional:
 		default:
 			continue
 		}

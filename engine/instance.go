@@ -30,9 +30,11 @@ type instance struct {
 	tasks     map[string]*Task
 	incidents []*Incident
 	nextID    uint64
-	timers    map[uint64]Timer // armed clock timers by subscription id
-	held      []command        // commands that arrived while paused
-	endCode   string           // a called instance ended by a BPMN error it passes to its caller
+	timers    map[uint64]Timer  // armed clock timers by subscription id
+	held      []command         // commands that arrived while paused
+	changed   map[string]string // variables changed since conditions were last checked: name → create or update
+	newConds  []uint64          // conditional subscriptions not evaluated yet
+	endCode   string            // a called instance ended by a BPMN error it passes to its caller
 	endMsg    string
 
 	// the change being built
@@ -315,7 +317,18 @@ func (x *instance) setVars(values map[string]any) {
 		}
 		x.varsOwned = true
 	}
+	track := slices.ContainsFunc(x.subs, func(s *Subscription) bool { return s.Conditional })
 	for k, v := range values {
+		if track { // for conditional events (conditional.go)
+			if x.changed == nil {
+				x.changed = map[string]string{}
+			}
+			if _, ok := x.vars[k]; ok {
+				x.changed[k] = "update"
+			} else {
+				x.changed[k] = "create"
+			}
+		}
 		x.vars[k] = v
 	}
 }

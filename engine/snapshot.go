@@ -90,6 +90,10 @@ type Subscription struct {
 	Message        string     `json:"message,omitempty" bson:"message,omitempty"`
 	Signal         string     `json:"signal,omitempty" bson:"signal,omitempty"`
 	CorrelationKey string     `json:"correlationKey,omitempty" bson:"correlation_key,omitempty"`
+	// Conditional: a conditional event, which fires when its condition
+	// becomes true; Held is what it was at the last evaluation.
+	Conditional bool `json:"conditional,omitempty" bson:"conditional,omitempty"`
+	Held        bool `json:"held,omitempty" bson:"held,omitempty"`
 }
 
 // TaskStatus is where an inbox task stands.

@@ -31,6 +31,9 @@ func (x *instance) drain() {
 		if x.joinsDirty && x.fireInclusiveJoins() {
 			continue
 		}
+		if x.checkConditions() {
+			continue
+		}
 		if !x.completeScopes() {
 			return
 		}

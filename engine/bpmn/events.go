@@ -49,6 +49,20 @@ func (c *converter) eventDefinition(n *model.Node, d *element) {
 			}
 		}
 		n.EscalationCodeVariable = cmp.Or(d.attr(nsCamunda, "escalationCodeVariable"), d.attr(nsZeebe, "escalationCodeVariable"))
+	case "conditionalEventDefinition":
+		// An empty condition (a drawing) never holds.
+		n.Trigger = model.TriggerConditional
+		if cond := d.child(nsBPMN, "condition"); cond != nil {
+			n.Condition = c.condition(n.ID, cond)
+		}
+		n.VariableNames = splitList(d.attr(nsCamunda, "variableName"))
+		n.VariableEvents = splitList(d.attr(nsCamunda, "variableEvents"))
+		for _, z := range d.extensions(nsZeebe) {
+			if z.name.Local == "conditionalFilter" {
+				setList(&n.VariableNames, z.attr("", "variableNames"))
+				setList(&n.VariableEvents, z.attr("", "variableEvents"))
+			}
+		}
 	case "terminateEventDefinition":
 		n.Trigger = model.TriggerTerminate
 	case "linkEventDefinition":

@@ -78,9 +78,10 @@ const (
 	TriggerLink
 	TriggerSignal
 	TriggerEscalation
+	TriggerConditional
 )
 
-var triggerNames = [...]string{"none", "timer", "message", "error", "terminate", "link", "signal", "escalation"}
+var triggerNames = [...]string{"none", "timer", "message", "error", "terminate", "link", "signal", "escalation", "conditional"}
 
 func (t Trigger) String() string {
 	if int(t) < len(triggerNames) {

@@ -36,12 +36,18 @@ type Node struct {
 	// EscalationCodeVariable names the variable a catch sets to the code.
 	EscalationCode         string
 	EscalationCodeVariable string
-	LinkName               string // link events pair a throw and a catch by name
-	SignalName             string
-	AttachedToID           string // boundary events
-	AttachedTo             *Node
-	Interrupting           bool    // boundary events and event sub-process starts: cancel the activity (the scope's work) when they fire
-	Boundaries             []*Node // activities: the boundary events attached to them
+	// Conditional events: the condition, and the variables (all when
+	// empty) and kinds of change ("create", "update", "delete"; all when
+	// empty) after which it is evaluated again.
+	Condition      string
+	VariableNames  []string
+	VariableEvents []string
+	LinkName       string // link events pair a throw and a catch by name
+	SignalName     string
+	AttachedToID   string // boundary events
+	AttachedTo     *Node
+	Interrupting   bool    // boundary events and event sub-process starts: cancel the activity (the scope's work) when they fire
+	Boundaries     []*Node // activities: the boundary events attached to them
 
 	// Activities.
 	Job     Job    // service tasks

@@ -88,7 +88,7 @@ func (v *validator) eventSub(s *Scope) {
 		return
 	}
 	switch starts[0].Trigger {
-	case TriggerMessage, TriggerTimer, TriggerSignal, TriggerError, TriggerEscalation:
+	case TriggerMessage, TriggerTimer, TriggerSignal, TriggerError, TriggerEscalation, TriggerConditional:
 	case TriggerNone:
 		v.add(starts[0].ID, "the start event of an event sub-process needs a trigger: a message, timer, signal, error or escalation")
 	default:
@@ -204,9 +204,9 @@ func (v *validator) node(n *Node) {
 			v.add(n.ID, "a boundary event needs an outgoing sequence flow")
 		}
 		switch n.Trigger {
-		case TriggerTimer, TriggerError, TriggerMessage, TriggerSignal, TriggerEscalation:
+		case TriggerTimer, TriggerError, TriggerMessage, TriggerSignal, TriggerEscalation, TriggerConditional:
 		default:
-			v.add(n.ID, "a %s boundary event cannot run: use a timer, error, message, signal or escalation boundary event", n.Trigger)
+			v.add(n.ID, "a %s boundary event cannot run: use a timer, error, message, signal, escalation or conditional boundary event", n.Trigger)
 		}
 	case KindExclusiveGateway, KindInclusiveGateway, KindParallelGateway:
 		if in == 0 {
@@ -270,6 +270,17 @@ func (v *validator) trigger(n *Node) {
 	case TriggerSignal:
 		// Without a signal a catch waits for a trigger by its id, and a
 		// throw reaches no one (engine/signal.go).
+	case TriggerConditional:
+		if n.Condition != "" && v.c.Expression != nil {
+			if err := v.c.Expression(n.Condition); err != nil {
+				v.add(n.ID, "condition %q: %v", n.Condition, err)
+			}
+		}
+		for _, ev := range n.VariableEvents {
+			if ev != "create" && ev != "update" && ev != "delete" {
+				v.add(n.ID, "variable event %q: use create, update or delete", ev)
+			}
+		}
 	case TriggerEscalation:
 		switch n.Kind {
 		case KindStartEvent:

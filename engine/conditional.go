@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// Conditional events (catch, boundary, event sub-process start) fire when
+// their condition becomes true: evaluated when the event is reached (true
+// then fires at once), and again after every step that changed variables
+// the event listens to (VariableNames, VariableEvents; all when empty). A
+// non-interrupting one fires again the next time the condition turns from
+// false to true. An empty condition (a drawing) never holds.
+
+// checkConditions evaluates the conditional subscriptions that are new or
+// whose variables changed, and fires those whose condition became true. It
+// reports whether any fired.
+func (x *instance) checkConditions() bool {
+	if len(x.newConds) == 0 && len(x.changed) == 0 {
+		return false
+	}
+	fresh, changed := x.newConds, x.changed
+	x.newConds, x.changed = nil, nil
+	fired := false
+	for _, s := range slices.Clone(x.subs) {
+		if !s.Conditional || x.subscription(s.ID) == nil {
+			continue // not conditional, or gone with one that fired before it
+		}
+		n := x.proc.Node(s.ElementID)
+		t := x.token(s.Token)
+		if n == nil || t == nil || (!slices.Contains(fresh, s.ID) && !listensTo(n, changed)) {
+			continue
+		}
+		holds, err := x.conditionHolds(t, n)
+		if err != nil {
+			x.removeSubscription(s)
+			x.incidentAt(t, "condition", err.Error(), phaseEnter)
+			fired = true
+			continue
+		}
+		was := s.Held
+		s.Held = holds
+		if holds && !was {
+			x.emit(EventConditionMet, n, t, nil)
+			x.trigger(t, s, n, nil)
+			fired = true
+		}
+	}
+	return fired || len(x.work) > 0
+}
+
+// listensTo reports whether conditional event n is evaluated again after
+// the changes.
+func listensTo(n *model.Node, changed map[string]string) bool {
+	for name, kind := range changed {
+		if (len(n.VariableNames) == 0 || slices.Contains(n.VariableNames, name)) &&
+			(len(n.VariableEvents) == 0 || slices.Contains(n.VariableEvents, kind)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (x *instance) conditionHolds(t *token, n *model.Node) (bool, error) {
+	if n.Condition == "" {
+		return false, nil
+	}
+	ok, err := x.condition(t, n.Condition)
+	if err != nil {
+		return false, fmt.Errorf("condition of %q: %w", n.ID, err)
+	}
+	return ok, nil
+}
