@@ -15,7 +15,10 @@
 //     variable); '...' strings are read as "..." ones. Rejected with a
 //     CompileError naming the construct: for, some/every ... satisfies, in,
 //     between, instance of, filters list[cond], ranges a..b, temporal
-//     literals @"...", function calls (including FEEL built-ins).
+//     literals @"...", and functions other than the built-ins of
+//     feelBuiltins (string length, upper case, substring, contains,
+//     string join, count, sum, min, max, list contains, index of, sublist,
+//     abs, floor, modulo, is defined and the rest of that list).
 //   - JUEL (Camunda 7), when the text is exactly one ${...} (or #{...}):
 //     JavaScript plus and or not eq ne lt gt le ge div mod empty; single or
 //     double quoted strings. "==" is loose as in EL coercion. Method calls on

@@ -132,7 +132,7 @@ func TestCompileErrors(t *testing.T) {
 		{"=for x in items return x", 1, 2, `"for"`},
 		{"=some x in items satisfies x > 1", 1, 2, `"some"`},
 		{"=items[item > 1]", 1, 8, "filter"},
-		{"=count(items) > 1", 1, 2, "count()"},
+		{"=date(items) > 1", 1, 2, "date()"},
 		{"=1..5", 1, 3, "range"},
 		{`="open`, 1, 2, "unterminated"},
 		{"=not x", 1, 2, "not(...)"},
@@ -288,4 +288,39 @@ func TestFEELNamesWithSpaces(t *testing.T) {
 		require.NoError(t, err, expr)
 		require.Equal(t, want, got, expr)
 	}
+}
+
+// TestFEELBuiltins: the FEEL built-in functions the translation knows
+// answer as FEEL defines them (1-based positions, null for bad input).
+func TestFEELBuiltins(t *testing.T) {
+	t.Parallel()
+	e := setup(t, Config{})
+	vars := map[string]any{"risks": []any{"fire", "flood"}, "name": "Ada Lovelace", "nums": []any{3, 1, 2}}
+	for expr, want := range map[string]any{
+		`=string join(risks, ", ")`:                   "fire, flood",
+		`=string length(name)`:                        int64(12),
+		`=upper case(name)`:                           "ADA LOVELACE",
+		`=substring(name, 5)`:                         "Lovelace",
+		`=substring(name, 1, 3)`:                      "Ada",
+		`=contains(name, "Love")`:                     true,
+		`=starts with(name, "Ada")`:                   true,
+		`=count(risks)`:                               int64(2),
+		`=sum(nums)`:                                  int64(6),
+		`=max(nums)`:                                  int64(3),
+		`=list contains(risks, "flood")`:              true,
+		`=index of(risks, "flood")`:                   []any{int64(2)},
+		`=count(append(risks, "quake")) = 3`:          true,
+		`=if is empty(risks) then "none" else "some"`: "some",
+		`=modulo(7, 3)`:                               int64(1),
+		`=upper case(substring(name, 1, 3))`:          "ADA",
+		`=string length(123)`:                         nil,
+	} {
+		p, err := CompileExpression(expr)
+		require.NoError(t, err, expr)
+		got, err := e.Eval(context.Background(), p, vars)
+		require.NoError(t, err, expr)
+		require.Equal(t, want, got, expr)
+	}
+	_, err := CompileExpression(`=date and time("2026-01-01")`)
+	require.ErrorContains(t, err, "is not supported: the built-ins are")
 }

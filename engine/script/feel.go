@@ -1,6 +1,9 @@
 package script
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // FEEL (Zeebe "=expr") to JavaScript, for the common subset: variable paths
 // (a.b.c, null-safe; a[1] is 1-based as in FEEL), = != < <= > >=, and, or,
@@ -24,7 +27,7 @@ func mergeSpacedNames(toks []lexToken) []lexToken {
 	out := toks[:0:0]
 	for _, t := range toks {
 		if n := len(out); n > 0 && t.kind == tokIdent && out[n-1].kind == tokIdent &&
-			plainName(t.text) && plainName(lastWord(out[n-1].text)) {
+			(plainName(t.text) && plainName(lastWord(out[n-1].text)) || feelBuiltins[out[n-1].text+" "+t.text]) {
 			out[n-1].text += " " + t.text
 			continue
 		}
@@ -43,6 +46,30 @@ func variableName(param string) string {
 		return param
 	}
 	return strings.ReplaceAll(param, spaceMark, " ")
+}
+
+// feelFunc is the sandbox object holding the FEEL built-ins (lockdownJS).
+const feelFunc = "__feel"
+
+// feelBuiltins are the FEEL built-in functions the translation calls, by
+// their FEEL names; lockdownJS implements them as FEEL defines them
+// (1-based positions, null for missing arguments).
+var feelBuiltins = map[string]bool{
+	"string length": true, "upper case": true, "lower case": true, "substring": true, "contains": true,
+	"starts with": true, "ends with": true, "string join": true, "string": true, "number": true, "trim": true,
+	"split": true, "count": true, "sum": true, "min": true, "max": true, "mean": true, "list contains": true,
+	"append": true, "concatenate": true, "flatten": true, "distinct values": true, "index of": true,
+	"reverse": true, "sublist": true, "is empty": true, "abs": true, "floor": true, "ceiling": true,
+	"modulo": true, "sqrt": true, "odd": true, "even": true, "decimal": true, "is defined": true,
+}
+
+func feelBuiltinList() string {
+	names := make([]string, 0, len(feelBuiltins))
+	for n := range feelBuiltins {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
 
 // feelUnsupported are FEEL keywords whose constructs are not translated.
@@ -68,7 +95,7 @@ func translateFEEL(text string, start int) (translation, error) {
 	}
 	toks = mergeSpacedNames(toks)
 	type frame struct {
-		kind byte // ( [ { i(index) c(if-cond) t(if-then) e(if-else)
+		kind byte // ( [ { i(index) a(call arguments) c(if-cond) t(if-then) e(if-else)
 		pos  int
 	}
 	var (
@@ -141,8 +168,16 @@ func translateFEEL(text string, start int) (translation, error) {
 				return fail(t, "FEEL construct %q (%s) is not supported", name, feelUnsupported[name])
 			case jsReserved[name]:
 				return fail(t, "%q cannot be used as a name in a FEEL expression", name)
+			case isPunct(toks, i+1, "(") && feelBuiltins[name]:
+				e.emit(t.pos, feelFunc+"[")
+				e.emitString(t.pos, name)
+				e.emit(t.pos, "]")
+				i++ // the call's "(": its arguments are a frame of their own
+				e.emit(toks[i].pos, "(")
+				stack = append(stack, frame{'a', toks[i].pos})
+				operand = false
 			case isPunct(toks, i+1, "("):
-				return fail(t, "FEEL function %s() is not supported", name)
+				return fail(t, "FEEL function %s() is not supported: the built-ins are %s", name, feelBuiltinList())
 			default:
 				if operand {
 					return fail(t, "unexpected name %q", name)
@@ -193,7 +228,7 @@ func translateFEEL(text string, start int) (translation, error) {
 				closeElse(t.pos)
 				want := map[string]byte{")": '(', "]": '[', "}": '{'}[p]
 				k := top()
-				if k != want && !(p == "]" && k == 'i') {
+				if k != want && !(p == "]" && k == 'i') && !(p == ")" && k == 'a') {
 					return fail(t, "unbalanced %q", p)
 				}
 				stack = stack[:len(stack)-1]
@@ -205,7 +240,7 @@ func translateFEEL(text string, start int) (translation, error) {
 				operand = true
 			case ",":
 				closeElse(t.pos)
-				if k := top(); k != '[' && k != '{' {
+				if k := top(); k != '[' && k != '{' && k != 'a' {
 					return fail(t, "unexpected ',' outside a list or context")
 				}
 				e.emit(t.pos, ",")

@@ -290,6 +290,53 @@ Object.defineProperty(g, "` + templateFunc + `", {value: function template(parts
 	for (let i = 0; i < strs.length; i++) r = r + strs[i] + parts[i + 1];
 	return r;
 }});
+// FEEL built-ins (feel.go), by their FEEL names.
+const feelNum = (x) => typeof x === "number" ? x : null;
+Object.defineProperty(g, "` + feelFunc + `", {value: Object.freeze({
+	"string length": (s) => typeof s === "string" ? s.length : null,
+	"upper case": (s) => typeof s === "string" ? s.toUpperCase() : null,
+	"lower case": (s) => typeof s === "string" ? s.toLowerCase() : null,
+	"substring": (s, start, len) => {
+		if (typeof s !== "string" || typeof start !== "number") return null;
+		const from = start > 0 ? start - 1 : s.length + start;
+		return len === undefined ? s.substring(from) : s.substring(from, from + len);
+	},
+	"contains": (s, m) => typeof s === "string" && typeof m === "string" ? s.includes(m) : null,
+	"starts with": (s, m) => typeof s === "string" && typeof m === "string" ? s.startsWith(m) : null,
+	"ends with": (s, m) => typeof s === "string" && typeof m === "string" ? s.endsWith(m) : null,
+	"string join": (l, d) => { if (!isArray(l)) return null; const j = l.filter((x) => x != null).join(d == null ? "" : Str(d)); if (j.length > maxLen) tooLong(); return j; },
+	"string": (x) => x == null ? null : (typeof x === "object" ? JSON.stringify(x) : Str(x)),
+	"number": (s) => { const n = Number(s); return s == null || s === "" || Number.isNaN(n) ? null : n; },
+	"trim": (s) => typeof s === "string" ? s.trim() : null,
+	"split": (s, d) => typeof s === "string" && typeof d === "string" ? s.split(new RegExp(d)) : null,
+	"count": (l) => isArray(l) ? l.length : null,
+	"sum": (...a) => { const l = a.length === 1 && isArray(a[0]) ? a[0] : a; return l.every((x) => typeof x === "number") ? l.reduce((p, c) => p + c, 0) : null; },
+	"min": (...a) => { const l = a.length === 1 && isArray(a[0]) ? a[0] : a; return l.length ? l.reduce((p, c) => (c < p ? c : p)) : null; },
+	"max": (...a) => { const l = a.length === 1 && isArray(a[0]) ? a[0] : a; return l.length ? l.reduce((p, c) => (c > p ? c : p)) : null; },
+	"mean": (...a) => { const l = a.length === 1 && isArray(a[0]) ? a[0] : a; return l.length && l.every((x) => typeof x === "number") ? l.reduce((p, c) => p + c, 0) / l.length : null; },
+	"list contains": (l, e) => isArray(l) ? l.some((x) => x === e) : null,
+	"append": (l, ...items) => isArray(l) ? l.concat(items) : null,
+	"concatenate": (...ls) => ls.every(isArray) ? [].concat(...ls) : null,
+	"flatten": (l) => isArray(l) ? l.flat(Infinity) : null,
+	"distinct values": (l) => isArray(l) ? l.filter((x, i) => l.findIndex((y) => JSON.stringify(y) === JSON.stringify(x)) === i) : null,
+	"index of": (l, m) => isArray(l) ? l.map((x, i) => (x === m ? i + 1 : 0)).filter((i) => i > 0) : null,
+	"reverse": (l) => isArray(l) ? l.slice().reverse() : null,
+	"sublist": (l, start, len) => {
+		if (!isArray(l) || typeof start !== "number") return null;
+		const from = start > 0 ? start - 1 : l.length + start;
+		return len === undefined ? l.slice(from) : l.slice(from, from + len);
+	},
+	"is empty": (l) => isArray(l) ? l.length === 0 : null,
+	"abs": (n) => feelNum(n) === null ? null : Math.abs(n),
+	"floor": (n) => feelNum(n) === null ? null : Math.floor(n),
+	"ceiling": (n) => feelNum(n) === null ? null : Math.ceil(n),
+	"modulo": (a, b) => feelNum(a) === null || feelNum(b) === null || b === 0 ? null : a - b * Math.floor(a / b),
+	"sqrt": (n) => feelNum(n) === null || n < 0 ? null : Math.sqrt(n),
+	"odd": (n) => feelNum(n) === null ? null : Math.abs(n % 2) === 1,
+	"even": (n) => feelNum(n) === null ? null : n % 2 === 0,
+	"decimal": (n, s) => feelNum(n) === null ? null : Number(n.toFixed(s)),
+	"is defined": (x) => x !== undefined,
+})});
 Object.defineProperty(g, "` + emptyFunc + `", {value: function empty(v) {
 	return v == null || v === "" || (isArray(v) ? v.length === 0 : typeof v === "object" && keys(v).length === 0);
 }});
