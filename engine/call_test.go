@@ -190,16 +190,20 @@ func TestCallActivityCamundaMappings(t *testing.T) {
 func normalizeNumbers(m map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range m {
-		switch n := v.(type) {
-		case int:
-			out[k] = int64(n)
-		case float64:
-			out[k] = int64(n)
-		default:
-			out[k] = v
-		}
+		out[k] = asInt64(v)
 	}
 	return out
+}
+
+// asInt64 gives a whole number as int64, whatever the store made of it.
+func asInt64(v any) any {
+	switch n := v.(type) {
+	case int:
+		return int64(n)
+	case float64:
+		return int64(n)
+	}
+	return v
 }
 
 func TestCallActivityBindings(t *testing.T) {
@@ -300,14 +304,7 @@ func normalizeList(v any) []any {
 	l, _ := v.([]any)
 	out := make([]any, len(l))
 	for i, x := range l {
-		switch n := x.(type) {
-		case int:
-			out[i] = int64(n)
-		case float64:
-			out[i] = int64(n)
-		default:
-			out[i] = x
-		}
+		out[i] = asInt64(x)
 	}
 	return out
 }

@@ -65,19 +65,7 @@ func (x *instance) escalate(scopeID uint64, holder *token, act *model.Node, code
 }
 
 func escalationBoundary(act *model.Node, code string) *model.Node {
-	var all *model.Node
-	for _, b := range act.Boundaries {
-		if b.Trigger != model.TriggerEscalation {
-			continue
-		}
-		if b.EscalationCode == code && code != "" {
-			return b
-		}
-		if b.EscalationCode == "" && all == nil {
-			all = b
-		}
-	}
-	return all
+	return catcher(act.Boundaries, model.TriggerEscalation, code)
 }
 
 // childEscalation is an escalation a called instance did not catch, for

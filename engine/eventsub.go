@@ -95,22 +95,14 @@ func (x *instance) scopeModel(id uint64) *model.Scope {
 // eventSubFor is the event sub-process of s whose error or escalation start
 // catches code: the one naming it, else one catching every code.
 func eventSubFor(s *model.Scope, trigger model.Trigger, code string) *model.Node {
-	var all *model.Node
+	var starts []*model.Node
 	for _, es := range s.EventSubs() {
-		st := es.EventStart()
-		if st == nil || st.Trigger != trigger {
-			continue
-		}
-		caught := st.ErrorCode
-		if trigger == model.TriggerEscalation {
-			caught = st.EscalationCode
-		}
-		switch {
-		case caught == code && code != "":
-			return es
-		case caught == "" && all == nil:
-			all = es
+		if st := es.EventStart(); st != nil {
+			starts = append(starts, st)
 		}
 	}
-	return all
+	if st := catcher(starts, trigger, code); st != nil {
+		return st.Scope.Owner
+	}
+	return nil
 }

@@ -145,17 +145,23 @@ func (x *instance) scopeOwner(id uint64) (*token, *model.Node) {
 }
 
 func errorBoundary(act *model.Node, code string) *model.Node {
-	var any *model.Node
-	for _, b := range act.Boundaries {
-		if b.Trigger != model.TriggerError {
+	return catcher(act.Boundaries, model.TriggerError, code)
+}
+
+// catcher is the event among events, with the trigger, that catches code:
+// the one naming it, else the first that catches every code.
+func catcher(events []*model.Node, trigger model.Trigger, code string) *model.Node {
+	var all *model.Node
+	for _, ev := range events {
+		if ev.Trigger != trigger {
 			continue
 		}
-		if b.ErrorCode == code && code != "" {
-			return b
-		}
-		if b.ErrorCode == "" && any == nil {
-			any = b
+		switch caught := ev.CaughtCode(); {
+		case caught == code && code != "":
+			return ev
+		case caught == "" && all == nil:
+			all = ev
 		}
 	}
-	return any
+	return all
 }

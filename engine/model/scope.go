@@ -42,6 +42,14 @@ func (n *Node) EventStart() *Node {
 	return nil
 }
 
+// CaughtCode is the code an error or escalation catch catches ("": all).
+func (n *Node) CaughtCode() string {
+	if n.Trigger == TriggerEscalation {
+		return n.EscalationCode
+	}
+	return n.ErrorCode
+}
+
 // Starts returns every start event of the scope.
 func (s *Scope) Starts() []*Node {
 	var starts []*Node
