@@ -120,3 +120,22 @@ func TestMarkersOnlyDrawn(t *testing.T) {
 	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
 	require.EqualValues(t, 1, snap.Variables["n"])
 }
+
+// TestCamundaListMapScriptParameters: camunda:list, camunda:map and a
+// JavaScript camunda:script in input and output parameters run.
+func TestCamundaListMapScriptParameters(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="io" isExecutable="true">
+    <startEvent id="s"/>
+    <task id="a"><extensionElements><camunda:inputOutput>
+      <camunda:inputParameter name="items"><camunda:list><camunda:value>x</camunda:value><camunda:value>${n + 1}</camunda:value></camunda:list></camunda:inputParameter>
+      <camunda:inputParameter name="cfg"><camunda:map><camunda:entry key="mode">fast</camunda:entry></camunda:map></camunda:inputParameter>
+      <camunda:outputParameter name="summary"><camunda:script scriptFormat="javascript">items.length + ":" + items[1] + ":" + cfg.mode</camunda:script></camunda:outputParameter>
+    </camunda:inputOutput></extensionElements></task>
+    <endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="a"/><sequenceFlow id="f2" sourceRef="a" targetRef="e"/></process>`))
+	inst := h.start("io", map[string]any{"n": 1})
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, "2:2:fast", snap.Variables["summary"])
+}

@@ -76,7 +76,11 @@ func (x *instance) enter(t *token, n *model.Node, via *model.Flow) {
 		x.leave(t)
 	case model.KindEventBasedGateway:
 		x.armEventGateway(t)
-	case model.KindTask, model.KindBoundaryEvent:
+	case model.KindTask: // none and manual tasks: their input and output mappings still apply
+		if x.takeInputs(t) {
+			x.finishActivity(t, nil)
+		}
+	case model.KindBoundaryEvent:
 		x.leave(t)
 	case model.KindServiceTask, model.KindScriptTask:
 		x.startJob(t)

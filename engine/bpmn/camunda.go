@@ -1,6 +1,7 @@
 package bpmn
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -80,13 +81,17 @@ func (x *extension) camundaInputOutput(io *element) {
 			continue
 		}
 		name := p.attr("", "name")
-		if len(p.children) > 0 {
-			x.problem("camunda:%s %q holds a camunda:%s, which %s: write the value as one expression",
-				p.name.Local, name, p.children[0].name.Local, unsupportedMarker)
-			continue
-		}
 		source := "null" // an empty parameter is null in Camunda
-		if v := p.trimmed(); v != "" {
+		switch {
+		case len(p.children) > 0:
+			v, err := camundaValue(p.children[0])
+			if err != nil {
+				x.problem("camunda:%s %q: %v", p.name.Local, name, err)
+				continue
+			}
+			source = v
+		case p.trimmed() != "":
+			v := p.trimmed()
 			source = literal(v, model.IsExpression(v))
 		}
 		*dst = append(*dst, model.Mapping{Source: source, Target: name})
@@ -97,6 +102,59 @@ func (x *extension) camundaInputOutput(io *element) {
 	if len(out) > 0 {
 		x.n.Outputs = out
 	}
+}
+
+// camundaValue turns a camunda:list, camunda:map or camunda:script of an
+// input or output parameter into one JavaScript expression: lists and maps
+// as literals whose ${...} items are their expressions, a JavaScript script
+// as it is (one expression: its value is the parameter's).
+func camundaValue(v *element) (string, error) {
+	item := func(e *element) (string, error) {
+		if len(e.children) > 0 {
+			return camundaValue(e.children[0])
+		}
+		text := e.trimmed()
+		if inner, ok := strings.CutPrefix(text, "${"); ok && strings.HasSuffix(inner, "}") && strings.Count(text, "${") == 1 {
+			return "(" + strings.TrimSuffix(inner, "}") + ")", nil
+		}
+		if text == "" {
+			return "null", nil
+		}
+		return literal(text, false), nil
+	}
+	switch v.name.Local {
+	case "list":
+		var parts []string
+		for _, c := range v.children {
+			s, err := item(c)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, s)
+		}
+		return "[" + strings.Join(parts, ", ") + "]", nil
+	case "map":
+		var parts []string
+		for _, c := range v.all(nsCamunda, "entry") {
+			s, err := item(c)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, literal(c.attr("", "key"), false)+": "+s)
+		}
+		return "({" + strings.Join(parts, ", ") + "})", nil
+	case "script":
+		switch lang := scriptLanguage(v.attr("", "scriptFormat")); {
+		case v.attr("", "resource") != "":
+			return "", fmt.Errorf("a camunda:script from a resource %s: put the script inline", unsupportedMarker)
+		case lang != "javascript":
+			return "", fmt.Errorf("a camunda:script in %q %s: write it as one JavaScript expression", v.attr("", "scriptFormat"), unsupportedMarker)
+		case v.trimmed() == "":
+			return "null", nil
+		}
+		return v.trimmed(), nil
+	}
+	return "", fmt.Errorf("camunda:%s %s: use a value, camunda:list, camunda:map or camunda:script", v.name.Local, unsupportedMarker)
 }
 
 // camundaRetryCycle reads camunda:failedJobRetryTimeCycle, R<n>/<duration>:

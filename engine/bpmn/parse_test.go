@@ -447,7 +447,6 @@ func TestParseBadValues(t *testing.T) {
 		{"element", "unknown element wf:inputs"},
 		{"zeebeRetries", `zeebe:taskDefinition retries "=n" is not a whole number`},
 		{"cycle", `camunda:failedJobRetryTimeCycle "PT1M,PT5M"`},
-		{"list", `camunda:inputParameter "items" holds a camunda:list`},
 		{"form", `refers to zeebe:userTaskForm "missing"`},
 		{"noMessage", "wf:correlationKey needs a message"},
 		{"f1", `condition language "groovy" does not run`},
@@ -583,4 +582,30 @@ func TestParseStandardLoop(t *testing.T) {
 	var probs model.Problems
 	require.ErrorAs(t, err, &probs)
 	requireProblem(t, probs, "a", `loopMaximum "many" is not a whole number`)
+}
+
+func TestParseCamundaInputOutputValues(t *testing.T) {
+	t.Parallel()
+	def, err := bpmn.Parse([]byte(`<definitions xmlns="`+bpmnNS+`" xmlns:camunda="http://camunda.org/schema/1.0/bpmn">
+<process id="p">
+  <startEvent id="s"/>
+  <task id="a"><extensionElements><camunda:inputOutput>
+    <camunda:inputParameter name="list"><camunda:list><camunda:value>a</camunda:value><camunda:value>${n + 1}</camunda:value><camunda:value/></camunda:list></camunda:inputParameter>
+    <camunda:inputParameter name="map"><camunda:map><camunda:entry key="k">v</camunda:entry><camunda:entry key="nested"><camunda:list><camunda:value>x</camunda:value></camunda:list></camunda:entry></camunda:map></camunda:inputParameter>
+    <camunda:outputParameter name="sum"><camunda:script scriptFormat="JavaScript">a + b</camunda:script></camunda:outputParameter>
+  </camunda:inputOutput></extensionElements></task>
+  <task id="g"><extensionElements><camunda:inputOutput>
+    <camunda:inputParameter name="x"><camunda:script scriptFormat="groovy">1</camunda:script></camunda:inputParameter>
+  </camunda:inputOutput></extensionElements></task>
+  <sequenceFlow id="f1" sourceRef="s" targetRef="a"/><sequenceFlow id="f2" sourceRef="a" targetRef="g"/>
+</process></definitions>`), bpmn.Options{})
+	var probs model.Problems
+	require.ErrorAs(t, err, &probs)
+	requireProblem(t, probs, "g", `a camunda:script in "groovy" is not supported`)
+	a := node(t, def.Main(), "a")
+	require.Equal(t, []model.Mapping{
+		{Source: `["a", (n + 1), null]`, Target: "list"},
+		{Source: `({"k": "v", "nested": ["x"]})`, Target: "map"},
+	}, a.Inputs)
+	require.Equal(t, []model.Mapping{{Source: "a + b", Target: "sum"}}, a.Outputs)
 }
