@@ -12,8 +12,14 @@ func (x *instance) start(req *startRequest) {
 	x.emit(EventInstanceStarted, nil, nil, map[string]any{
 		"definition": x.head.DefinitionKey, "version": x.head.Version, "businessKey": x.head.BusinessKey,
 	})
-	t := x.newToken(0)
 	x.armEventSubs(0, &x.proc.Scope)
+	if req.start == nil { // no start event: a token at every node no flow enters
+		for _, n := range x.proc.Scope.ImplicitStarts() {
+			x.work = append(x.work, step{tok: x.newToken(0), node: n})
+		}
+		return
+	}
+	t := x.newToken(0)
 	if req.triggered {
 		t.node = req.start
 		x.emit(EventElementActivated, req.start, t, nil)
@@ -29,9 +35,7 @@ func (x *instance) start(req *startRequest) {
 func (x *instance) load() {
 	if x.head.Seq == 0 && len(x.tokens) == 0 {
 		// created, but the start never got stored: start it now
-		if n := x.proc.Node(x.head.StartElement); n != nil {
-			x.start(&startRequest{start: n})
-		}
+		x.start(&startRequest{start: x.proc.Node(x.head.StartElement)}) // nil: an implicit start
 		return
 	}
 	if x.status == StatusPaused {

@@ -83,7 +83,7 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*Snapshot, bool, 
 	snap := &Snapshot{
 		ID: cmp.Or(req.id, newID()), Parent: req.parent, DefinitionID: rec.ID, DefinitionKey: rec.Key, Version: rec.Version, ProcessID: proc.ID,
 		BusinessKey: req.BusinessKey, RequestID: req.RequestID, Status: StatusRunning, Variables: vars,
-		Started: now, Updated: now, StartElement: start.ID,
+		Started: now, Updated: now, StartElement: startID(start),
 	}
 	if req.RequestID != "" { // claim the request id first; without one the first commit creates the instance
 		existing, err := e.store.CreateInstance(ctx, snap)
@@ -114,6 +114,9 @@ func startNode(p *model.Process, id string) (*model.Node, error) {
 	}
 	if starts := p.Starts(); len(starts) > 0 {
 		return starts[0], nil
+	}
+	if len(p.ImplicitStarts()) > 0 {
+		return nil, nil // an implicit start: every node no flow enters (instance.start)
 	}
 	return nil, fmt.Errorf("process %q has no start event", p.ID)
 }
@@ -255,4 +258,11 @@ func startDue(t *model.Timer, from time.Time, repeat int) (time.Time, int, error
 type startTimers struct {
 	mu    sync.Mutex
 	byKey map[string][]Timer
+}
+
+func startID(n *model.Node) string {
+	if n == nil {
+		return "" // an implicit start
+	}
+	return n.ID
 }

@@ -23,6 +23,9 @@ func (x *instance) enterSubProcess(t *token) {
 	}
 	starts := n.Body.NoneStarts()
 	if len(starts) == 0 {
+		starts = n.Body.ImplicitStarts()
+	}
+	if len(starts) == 0 {
 		x.incident(t, "definition", fmt.Sprintf("sub-process %q has no start event", n.ID))
 		return
 	}
@@ -34,6 +37,12 @@ func (x *instance) enterSubProcess(t *token) {
 	x.emit(EventSubProcessEntered, n, t, map[string]any{"scope": sc.id})
 	x.armBoundaries(t)
 	x.armEventSubs(sc.id, n.Body)
+	if len(n.Body.NoneStarts()) == 0 { // an implicit start: every node no flow enters
+		for _, s := range starts {
+			x.work = append(x.work, step{tok: x.newToken(sc.id), node: s})
+		}
+		return
+	}
 	inner := x.newToken(sc.id)
 	x.work = append(x.work, step{tok: inner, node: starts[0]})
 }

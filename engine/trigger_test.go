@@ -44,3 +44,26 @@ func TestTriggerByElementID(t *testing.T) {
 	require.EqualValues(t, 2, snap.Variables["sig"])
 	require.Equal(t, 4, h.count(inst.ID, engine.EventTriggered, ""))
 }
+
+// TestImplicitStartAndEnd: a process or sub-process without a start event
+// starts at every node no flow enters (BPMN §10.5.2, §13.3.1); a start
+// event without an outgoing flow, like any node without one, ends there.
+func TestImplicitStartAndEnd(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="nostart" isExecutable="true">
+    <task id="a"/><task id="b"/><endEvent id="e"/>
+    <subProcess id="sub"><scriptTask id="inner" scriptFormat="javascript"><script>return {inner: true}</script></scriptTask></subProcess>
+    <sequenceFlow id="f1" sourceRef="a" targetRef="e"/><sequenceFlow id="f2" sourceRef="b" targetRef="sub"/></process>
+  <process id="lonely" isExecutable="true"><startEvent id="only"/></process>`))
+	inst := h.start("nostart", nil)
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, true, snap.Variables["inner"], "the sub-process started at its only node")
+	for _, id := range []string{"a", "b", "sub", "inner", "e"} {
+		require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, id), id)
+	}
+	lonely, _, err := h.e.Start(h.ctx, engine.StartRequest{Definition: "nostart", ProcessID: "lonely"})
+	require.NoError(t, err)
+	h.idle()
+	h.requireStatus(lonely.ID, engine.StatusCompleted)
+}

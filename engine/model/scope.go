@@ -20,6 +20,21 @@ func (s *Scope) NoneStarts() []*Node {
 	return starts
 }
 
+// ImplicitStarts are where a scope without start events starts (BPMN
+// §10.5.2): every flow node no sequence flow enters, boundary events, event
+// sub-processes and link catch events aside.
+func (s *Scope) ImplicitStarts() []*Node {
+	var starts []*Node
+	for _, n := range s.Nodes {
+		if len(n.Incoming) > 0 || n.Kind == KindBoundaryEvent || n.EventSub ||
+			n.Kind == KindIntermediateCatchEvent && n.Trigger == TriggerLink {
+			continue
+		}
+		starts = append(starts, n)
+	}
+	return starts
+}
+
 // EventSubs returns the event sub-processes of the scope.
 func (s *Scope) EventSubs() []*Node {
 	var subs []*Node

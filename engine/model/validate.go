@@ -59,11 +59,18 @@ func (v *validator) scope(s *Scope) {
 		if len(s.Nodes) == 0 {
 			return // an empty (collapsed) sub-process completes at once
 		}
-		if len(s.NoneStarts()) != 1 {
-			v.add(owner, "a sub-process needs exactly one start event without a trigger, found %d", len(s.NoneStarts()))
+		switch n := len(s.NoneStarts()); {
+		case n > 1:
+			v.add(owner, "a sub-process needs exactly one start event without a trigger, found %d", n)
+		case n == 0 && len(s.Starts()) > 0:
+			v.add(owner, "a sub-process needs a start event without a trigger, found only ones with a trigger")
+		case n == 0:
+			starts = s.ImplicitStarts() // BPMN §13.3.1: it starts at every node no flow enters
 		}
 	case len(starts) == 0:
-		v.add(owner, "the process has no start event: add one")
+		if starts = s.ImplicitStarts(); len(starts) == 0 {
+			v.add(owner, "the process has no start event, and no flow node without an incoming flow to start at: add a start event")
+		}
 	}
 	v.reachability(s, starts)
 	v.cycles(s)
@@ -189,9 +196,7 @@ func (v *validator) node(n *Node) {
 		if in > 0 {
 			v.add(n.ID, "a start event cannot have incoming sequence flows")
 		}
-		if out == 0 {
-			v.add(n.ID, "a start event needs an outgoing sequence flow")
-		}
+		// Without an outgoing flow it ends at once (an implicit end).
 	case KindEndEvent:
 		if out > 0 {
 			v.add(n.ID, "an end event cannot have outgoing sequence flows")
