@@ -50,6 +50,9 @@ func (x *instance) goTo(t *token, f *model.Flow) {
 func (x *instance) enter(t *token, n *model.Node, via *model.Flow) {
 	t.node, t.via, t.status, t.attempt = n, via, TokenActive, 0
 	x.emit(EventElementActivated, n, t, nil)
+	if len(n.ExecListeners) > 0 && !x.runExecListeners(t, model.ListenStart) {
+		return
+	}
 	if n.Loop != nil && t.outer == 0 {
 		x.enterMultiInstance(t)
 		return
@@ -129,6 +132,9 @@ func (x *instance) leave(t *token) {
 	}
 	if len(d.Results) > 0 || d.Default {
 		x.emit(EventGatewayDecided, n, t, decisionDetail(d))
+	}
+	if len(n.ExecListeners) > 0 && !x.runExecListeners(t, model.ListenEnd) {
+		return
 	}
 	x.emit(EventElementCompleted, n, t, nil)
 	if len(d.Chosen) == 0 {

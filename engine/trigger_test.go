@@ -67,3 +67,32 @@ func TestImplicitStartAndEnd(t *testing.T) {
 	h.idle()
 	h.requireStatus(lonely.ID, engine.StatusCompleted)
 }
+
+// TestExecutionListeners: camunda:executionListener scripts run when a
+// token starts and ends a node, read and set variables; one that throws
+// stops the token with an incident.
+func TestExecutionListeners(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="p" isExecutable="true">
+    <startEvent id="s"/>
+    <task id="work"><extensionElements>
+      <camunda:executionListener event="start"><camunda:script scriptFormat="javascript">execution.setVariable("log", [execution.eventName + ":" + execution.currentActivityId])</camunda:script></camunda:executionListener>
+      <camunda:executionListener event="end"><camunda:script scriptFormat="javascript">return {log: execution.getVariable("log").concat(["end"]), n: n * 2}</camunda:script></camunda:executionListener>
+    </extensionElements></task>
+    <endEvent id="e"><extensionElements>
+      <camunda:executionListener event="start"><camunda:script scriptFormat="javascript">if (n &gt; 10) throw new Error("too big")</camunda:script></camunda:executionListener>
+    </extensionElements></endEvent>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="work"/><sequenceFlow id="f2" sourceRef="work" targetRef="e"/></process>`))
+	inst := h.start("p", map[string]any{"n": 2})
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, []any{"start:work", "end"}, snap.Variables["log"])
+	require.EqualValues(t, 4, snap.Variables["n"])
+
+	big := h.start("p", map[string]any{"n": 6})
+	h.requireStatus(big.ID, engine.StatusIncident)
+	incs := h.openIncidents(big.ID)
+	require.Len(t, incs, 1)
+	require.Equal(t, "e", incs[0].ElementID)
+	require.Contains(t, incs[0].Message, "too big")
+}

@@ -51,7 +51,7 @@ func (x *extension) camunda() {
 		case "taskListener":
 			x.camundaTaskListener(el)
 		case "executionListener":
-			x.problem("camunda:%s %s yet: model the work as a task in the flow", name, unsupportedMarker)
+			x.camundaExecutionListener(el)
 		case "connector":
 			x.needJobType.Add(n.ID, "camunda:connector %s: give the task a job type with wf:type and use the built-in http handler", unsupportedMarker)
 		case "formData":

@@ -65,6 +65,10 @@ type Node struct {
 	Loop     *MultiInstance
 	Repeat   *StandardLoop // standardLoopCharacteristics
 
+	// ExecListeners run JavaScript when a token starts or ends the node
+	// (Camunda 7 execution listeners).
+	ExecListeners []ExecListener
+
 	// Attrs keeps format-specific details worth showing (e.g. a DAG actionType).
 	Attrs map[string]string
 }
@@ -116,6 +120,19 @@ type Human struct {
 	// notifies them without waiting.
 	JobListeners []JobListener
 }
+
+// ExecListener is one execution listener: Script runs on Event,
+// ListenStart or ListenEnd.
+type ExecListener struct {
+	Event  string
+	Script string
+}
+
+// Execution listener events.
+const (
+	ListenStart = "start"
+	ListenEnd   = "end"
+)
 
 // JobListener is one Camunda 8 user task listener: a job of Type run on Event.
 type JobListener struct {

@@ -235,6 +235,14 @@ func (v *validator) node(n *Node) {
 	}
 	v.trigger(n)
 	v.activity(n)
+	for _, l := range n.ExecListeners {
+		if v.c.Script == nil {
+			break
+		}
+		if err := v.c.Script("javascript", l.Script); err != nil {
+			v.add(n.ID, "%s execution listener: %v", l.Event, err)
+		}
+	}
 }
 
 func (v *validator) eventGateway(n *Node) {
