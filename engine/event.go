@@ -48,6 +48,7 @@ const (
 	EventTriggerAwaited      EventType = "trigger.awaited"   // a catch with no message or signal name waits for Engine.Trigger
 	EventTriggered           EventType = "triggered"         // Engine.Trigger moved a catch by its element id
 	EventEscalationThrown    EventType = "escalation.thrown" // caught or not: an uncaught escalation is no error
+	EventCompensationThrown  EventType = "compensation.thrown"
 	EventDeadLettered        EventType = "job.deadlettered"
 	EventBoundaryTriggered   EventType = "boundary.triggered"
 	EventSubProcessEntered   EventType = "subprocess.entered"

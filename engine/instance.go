@@ -20,22 +20,23 @@ type instance struct {
 	proc *model.Process
 	head Snapshot // identity and times; tokens and the rest live below
 
-	status    Status
-	seq       uint64
-	vars      map[string]any
-	varsOwned bool // vars is not shared with a stored snapshot and may be written in place
-	tokens    []*token
-	scopes    []*scope
-	subs      []*Subscription
-	tasks     map[string]*Task
-	incidents []*Incident
-	nextID    uint64
-	timers    map[uint64]Timer  // armed clock timers by subscription id
-	held      []command         // commands that arrived while paused
-	changed   map[string]string // variables changed since conditions were last checked: name → create or update
-	newConds  []uint64          // conditional subscriptions not evaluated yet
-	endCode   string            // a called instance ended by a BPMN error it passes to its caller
-	endMsg    string
+	status      Status
+	seq         uint64
+	vars        map[string]any
+	varsOwned   bool // vars is not shared with a stored snapshot and may be written in place
+	tokens      []*token
+	scopes      []*scope
+	subs        []*Subscription
+	tasks       map[string]*Task
+	incidents   []*Incident
+	nextID      uint64
+	timers      map[uint64]Timer  // armed clock timers by subscription id
+	held        []command         // commands that arrived while paused
+	changed     map[string]string // variables changed since conditions were last checked: name → create or update
+	newConds    []uint64          // conditional subscriptions not evaluated yet
+	compensable []Compensable     // completed activities a compensation can undo (compensation.go)
+	endCode     string            // a called instance ended by a BPMN error it passes to its caller
+	endMsg      string
 
 	// the change being built
 	ctx         context.Context
@@ -71,10 +72,12 @@ type token struct {
 	due      *time.Time
 	local    map[string]any
 	incident string
-	child    string // the instance its call activity started
-	removed  bool   // taken out of the instance: a step still queued for it is void
-	loops    int    // a standard loop's runs started, 0 when not looping
-	watch    bool   // waits at an event sub-process's start for its scope (eventsub.go)
+	child    string        // the instance its call activity started
+	removed  bool          // taken out of the instance: a step still queued for it is void
+	loops    int           // a standard loop's runs started, 0 when not looping
+	watch    bool          // waits at an event sub-process's start for its scope (eventsub.go)
+	comp     []Compensable // a compensation throw: the handlers still to run
+	compFor  uint64        // a compensation handler: the throw it runs for
 }
 
 // scope is a running embedded sub-process.
@@ -117,7 +120,7 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 	}
 	x := &instance{
 		p: p, e: p.e, id: s.ID, dep: dep, proc: proc, head: *s,
-		status: s.Status, seq: s.Seq, vars: s.Variables, nextID: s.NextID,
+		status: s.Status, seq: s.Seq, vars: s.Variables, nextID: s.NextID, compensable: s.Compensable,
 	}
 	if x.vars == nil {
 		x.vars = map[string]any{}
@@ -130,7 +133,7 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 		t := &token{
 			id: ts.ID, node: n, scope: ts.Scope, status: ts.Status, attempt: ts.Attempt,
 			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident, outer: ts.Outer, listener: ts.Listener,
-			child: ts.Child, loops: ts.Loops, watch: ts.Watch,
+			child: ts.Child, loops: ts.Loops, watch: ts.Watch, comp: ts.Compensating, compFor: ts.CompensationFor,
 		}
 		if ts.Via != "" {
 			t.via = proc.Flow(ts.Via)
@@ -162,7 +165,7 @@ func (x *instance) snapshot() *Snapshot {
 		return x.snap
 	}
 	s := x.head
-	s.Status, s.Seq, s.Variables, s.NextID = x.status, x.seq, x.vars, x.nextID
+	s.Status, s.Seq, s.Variables, s.NextID, s.Compensable = x.status, x.seq, x.vars, x.nextID, x.compensable
 	s.Updated = x.now
 	x.varsOwned = false
 	s.Tokens = make([]TokenState, len(x.tokens))
@@ -170,7 +173,7 @@ func (x *instance) snapshot() *Snapshot {
 		ts := TokenState{
 			ID: t.id, ElementID: t.node.ID, Scope: t.scope, Status: t.status,
 			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer, Listener: t.listener,
-			Child: t.child, Loops: t.loops, Watch: t.watch,
+			Child: t.child, Loops: t.loops, Watch: t.watch, Compensating: t.comp, CompensationFor: t.compFor,
 		}
 		if t.via != nil {
 			ts.Via = t.via.ID

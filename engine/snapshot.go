@@ -22,10 +22,13 @@ type Snapshot struct {
 	Tasks         []Task         `json:"tasks,omitempty" bson:"tasks,omitempty"` // open inbox tasks
 	StartElement  string         `json:"startElement,omitempty" bson:"start_element,omitempty"`
 	Parent        *ParentRef     `json:"parent,omitempty" bson:"parent,omitempty"` // the call activity that started it
-	NextID        uint64         `json:"-" bson:"next_id"`
-	Started       time.Time      `json:"startedAt" bson:"started_at"`
-	Updated       time.Time      `json:"updatedAt" bson:"updated_at"`
-	Ended         *time.Time     `json:"endedAt,omitempty" bson:"ended_at,omitempty"`
+	// Compensable are the completed activities a compensation can undo, in
+	// the order they completed (compensation.go).
+	Compensable []Compensable `json:"compensable,omitempty" bson:"compensable,omitempty"`
+	NextID      uint64        `json:"-" bson:"next_id"`
+	Started     time.Time     `json:"startedAt" bson:"started_at"`
+	Updated     time.Time     `json:"updatedAt" bson:"updated_at"`
+	Ended       *time.Time    `json:"endedAt,omitempty" bson:"ended_at,omitempty"`
 	// Pending are the events of the change that produced this snapshot, kept
 	// with it so the log can be completed after a crash.
 	Pending []Event `json:"-" bson:"pending,omitempty"`
@@ -69,6 +72,10 @@ type TokenState struct {
 	Child    string             `json:"child,omitempty" bson:"child,omitempty"` // the instance its call activity started
 	Loops    int                `json:"loops,omitempty" bson:"loops,omitempty"` // a standard loop's runs started
 	Watch    bool               `json:"watch,omitempty" bson:"watch,omitempty"` // waits at an event sub-process's start for its scope
+	// Compensating: the handlers still to run for the compensation this
+	// throw event waits for; CompensationFor: the throw a handler runs for.
+	Compensating    []Compensable `json:"compensating,omitempty" bson:"compensating,omitempty"`
+	CompensationFor uint64        `json:"compensationFor,omitempty" bson:"compensation_for,omitempty"`
 }
 
 // ScopeState is a running embedded sub-process: the token that waits for it

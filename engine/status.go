@@ -22,14 +22,15 @@ func (s Status) Done() bool {
 type TokenStatus string
 
 const (
-	TokenActive   TokenStatus = "active"   // being moved by the applier
-	TokenJob      TokenStatus = "job"      // waiting for a service or script job
-	TokenTask     TokenStatus = "task"     // waiting for a user task
-	TokenEvent    TokenStatus = "event"    // waiting for a timer or message
-	TokenJoin     TokenStatus = "join"     // parked at a joining gateway
-	TokenScope    TokenStatus = "scope"    // waiting for its sub-process to finish
-	TokenIncident TokenStatus = "incident" // stuck until an operator resolves the incident
-	TokenRetry    TokenStatus = "retry"    // waiting for the backoff before the next attempt
-	TokenMulti    TokenStatus = "multi"    // waiting for the instances of its multi-instance activity
-	TokenCall     TokenStatus = "call"     // waiting for the instance its call activity started
+	TokenActive       TokenStatus = "active"       // being moved by the applier
+	TokenJob          TokenStatus = "job"          // waiting for a service or script job
+	TokenTask         TokenStatus = "task"         // waiting for a user task
+	TokenEvent        TokenStatus = "event"        // waiting for a timer or message
+	TokenJoin         TokenStatus = "join"         // parked at a joining gateway
+	TokenScope        TokenStatus = "scope"        // waiting for its sub-process to finish
+	TokenIncident     TokenStatus = "incident"     // stuck until an operator resolves the incident
+	TokenRetry        TokenStatus = "retry"        // waiting for the backoff before the next attempt
+	TokenMulti        TokenStatus = "multi"        // waiting for the instances of its multi-instance activity
+	TokenCall         TokenStatus = "call"         // waiting for the instance its call activity started
+	TokenCompensating TokenStatus = "compensating" // a compensation throw waiting for the handlers it started
 )

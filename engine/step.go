@@ -137,6 +137,9 @@ func (x *instance) leave(t *token) {
 		return
 	}
 	x.emit(EventElementCompleted, n, t, nil)
+	if n.Kind.IsActivity() && t.outer == 0 {
+		x.noteCompensable(t, n)
+	}
 	if len(d.Chosen) == 0 {
 		x.consume(t)
 		return
@@ -168,6 +171,9 @@ func decisionDetail(d gateways.Decision) map[string]any {
 func (x *instance) consume(t *token) {
 	x.removeToken(t)
 	x.joinsDirty = true
+	if t.compFor != 0 {
+		x.handlerDone(t.compFor)
+	}
 }
 
 // end handles an end event.
@@ -194,6 +200,8 @@ func (x *instance) end(t *token) {
 		}
 		x.emit(EventElementCompleted, n, t, nil)
 		x.consume(t)
+	case model.TriggerCompensation:
+		x.compensate(t, n)
 	default:
 		x.emit(EventElementCompleted, n, t, nil)
 		x.consume(t)
@@ -207,6 +215,10 @@ func (x *instance) throw(t *token) {
 		x.throwSignal(t, n)
 	}
 	if n.Trigger == model.TriggerEscalation && x.throwEscalation(t, n) {
+		return
+	}
+	if n.Trigger == model.TriggerCompensation {
+		x.compensate(t, n)
 		return
 	}
 	if n.Trigger != model.TriggerLink {
@@ -308,6 +320,7 @@ func (x *instance) completeScopes() bool {
 		}
 		x.scopes = append(x.scopes[:i], x.scopes[i+1:]...)
 		x.dropWatchers(sc.id)
+		x.scopeCompleted(sc)
 		owner := x.token(sc.token)
 		if owner == nil {
 			continue

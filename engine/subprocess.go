@@ -57,6 +57,7 @@ func (x *instance) terminateScope(id uint64) {
 		return
 	}
 	x.scopes = slices.DeleteFunc(x.scopes, func(sc *scope) bool { return sc.id == id })
+	x.scopeInterrupted(id)
 }
 
 // clearScope removes every token in a scope and every scope inside it, but

@@ -106,12 +106,27 @@ func (c *converter) process(e *element) *model.Process {
 
 // scope reads the flow elements of a process or sub-process into s.
 func (c *converter) scope(s *model.Scope, e *element, sub bool) {
+	var associations []*element
+	defer func() {
+		// A compensation boundary event names its handler by an association;
+		// other associations annotate the drawing.
+		for _, a := range associations {
+			src, dst := ref(a.attr("", "sourceRef")), ref(a.attr("", "targetRef"))
+			for _, n := range s.Nodes {
+				if n.ID == src && n.Kind == model.KindBoundaryEvent && n.Trigger == model.TriggerCompensation {
+					n.HandlerID = dst
+				}
+			}
+		}
+	}()
 	for _, child := range e.children {
 		if child.name.Space != nsBPMN {
 			continue
 		}
 		name := child.name.Local
 		switch {
+		case name == "association":
+			associations = append(associations, child)
 		case name == "sequenceFlow":
 			f := c.flow(child)
 			if f.ID == "" {
@@ -193,9 +208,7 @@ func (c *converter) node(e *element) *model.Node {
 	case model.KindCallActivity:
 		c.call(n, e)
 	}
-	if n.Kind.IsActivity() && e.attr("", "isForCompensation") == "true" {
-		c.unsupported(n.ID, e, "compensation handler (isForCompensation)", "undo work explicitly on an error path")
-	}
+	n.ForCompensation = n.Kind.IsActivity() && e.attr("", "isForCompensation") == "true"
 	c.extensions(n, e)
 	return n
 }

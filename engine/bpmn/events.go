@@ -49,6 +49,9 @@ func (c *converter) eventDefinition(n *model.Node, d *element) {
 			}
 		}
 		n.EscalationCodeVariable = cmp.Or(d.attr(nsCamunda, "escalationCodeVariable"), d.attr(nsZeebe, "escalationCodeVariable"))
+	case "compensateEventDefinition":
+		n.Trigger = model.TriggerCompensation
+		n.ActivityRef = ref(d.attr("", "activityRef"))
 	case "conditionalEventDefinition":
 		// An empty condition (a drawing) never holds.
 		n.Trigger = model.TriggerConditional

@@ -391,8 +391,6 @@ func TestParseUnsupported(t *testing.T) {
 		{"tx", "transaction is not supported yet"},
 		{"adhoc", "adHocSubProcess is not supported yet"},
 		{"multi", "multi-instance on a subProcess is not supported"},
-		{"compensator", "compensation handler (isForCompensation) is not supported yet"},
-		{"compensate", "compensateEventDefinition is not supported yet"},
 		{"cancel", "cancelEventDefinition is not supported yet"},
 		{"multiple", "an event with several event definitions"},
 		{"java", "camunda:class \"com.example.Charge\" is not supported: Workflow++ runs no Java"},

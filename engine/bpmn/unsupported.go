@@ -38,9 +38,8 @@ var unsupportedFlowElements = map[string]placeholder{
 // unsupportedChildren are elements inside a flow node that are not supported,
 // with a hint at what to do instead.
 var unsupportedChildren = map[string]string{
-	"compensateEventDefinition": "undo work explicitly on an error path",
-	"cancelEventDefinition":     "cancel events belong to transactions: use an error event",
-	"eventDefinitionRef":        "put the event definition inside the event",
+	"cancelEventDefinition": "cancel events belong to transactions: use an error event",
+	"eventDefinitionRef":    "put the event definition inside the event",
 }
 
 const choreographyHint = "choreographies describe message exchanges and do not run: model each participant as a process"

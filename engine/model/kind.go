@@ -79,9 +79,10 @@ const (
 	TriggerSignal
 	TriggerEscalation
 	TriggerConditional
+	TriggerCompensation
 )
 
-var triggerNames = [...]string{"none", "timer", "message", "error", "terminate", "link", "signal", "escalation", "conditional"}
+var triggerNames = [...]string{"none", "timer", "message", "error", "terminate", "link", "signal", "escalation", "conditional", "compensation"}
 
 func (t Trigger) String() string {
 	if int(t) < len(triggerNames) {

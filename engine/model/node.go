@@ -36,6 +36,14 @@ type Node struct {
 	// EscalationCodeVariable names the variable a catch sets to the code.
 	EscalationCode         string
 	EscalationCodeVariable string
+	// Compensation: a handler activity (ForCompensation) undoes the work of
+	// the activity whose compensation boundary event is associated with it
+	// (HandlerID, Handler); a compensation throw or end event compensates
+	// every completed activity of its scope, or only ActivityRef.
+	ForCompensation bool
+	HandlerID       string
+	Handler         *Node
+	ActivityRef     string
 	// Conditional events: the condition, and the variables (all when
 	// empty) and kinds of change ("create", "update", "delete"; all when
 	// empty) after which it is evaluated again.

@@ -46,6 +46,11 @@ func (p *Process) Link() Problems {
 		p.linkFlow(f, &probs)
 	}
 	for _, n := range p.AllNodes {
+		if n.HandlerID != "" {
+			if n.Handler = p.nodeByID[n.HandlerID]; n.Handler == nil {
+				probs.Add(n.ID, "the compensation handler %q does not exist", n.HandlerID)
+			}
+		}
 		if n.DefaultID == "" {
 			continue
 		}

@@ -26,7 +26,7 @@ func (s *Scope) NoneStarts() []*Node {
 func (s *Scope) ImplicitStarts() []*Node {
 	var starts []*Node
 	for _, n := range s.Nodes {
-		if len(n.Incoming) > 0 || n.Kind == KindBoundaryEvent || n.EventSub ||
+		if len(n.Incoming) > 0 || n.Kind == KindBoundaryEvent || n.EventSub || n.ForCompensation ||
 			n.Kind == KindIntermediateCatchEvent && n.Trigger == TriggerLink {
 			continue
 		}
@@ -53,6 +53,16 @@ func (n *Node) EventStart() *Node {
 	}
 	if st := n.Body.Starts(); len(st) == 1 {
 		return st[0]
+	}
+	return nil
+}
+
+// CompensationBoundary is the compensation boundary event of activity n, or nil.
+func (n *Node) CompensationBoundary() *Node {
+	for _, b := range n.Boundaries {
+		if b.Trigger == TriggerCompensation {
+			return b
+		}
 	}
 	return nil
 }

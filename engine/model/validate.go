@@ -98,8 +98,10 @@ func (v *validator) eventSub(s *Scope) {
 	case TriggerMessage, TriggerTimer, TriggerSignal, TriggerError, TriggerEscalation, TriggerConditional:
 	case TriggerNone:
 		v.add(starts[0].ID, "the start event of an event sub-process needs a trigger: a message, timer, signal, error or escalation")
+	case TriggerCompensation:
+		v.add(starts[0].ID, "a compensation event sub-process is not supported yet: attach a compensation boundary event and a handler to each activity to undo")
 	default:
-		v.add(starts[0].ID, "an event sub-process started by a %s event is not supported yet: use a message, timer, signal, error or escalation start", starts[0].Trigger)
+		v.add(starts[0].ID, "an event sub-process started by a %s event is not supported yet: use a message, timer, signal, error, escalation or conditional start", starts[0].Trigger)
 	}
 }
 
@@ -146,7 +148,7 @@ func (v *validator) reachability(s *Scope, starts []*Node) {
 		visit(st)
 	}
 	for _, n := range s.Nodes {
-		if !seen[n] && !n.EventSub { // an event starts an event sub-process, not a flow
+		if !seen[n] && !n.EventSub && !n.ForCompensation { // an event starts an event sub-process, compensation a handler; not a flow
 			v.add(n.ID, "cannot be reached from a start event: connect it or remove it")
 		}
 	}
@@ -205,11 +207,18 @@ func (v *validator) node(n *Node) {
 		if in > 0 {
 			v.add(n.ID, "a boundary event cannot have incoming sequence flows")
 		}
-		if out == 0 {
+		switch {
+		case n.Trigger == TriggerCompensation && out > 0:
+			v.add(n.ID, "a compensation boundary event has no outgoing sequence flow: associate it with its handler, an activity marked isForCompensation")
+		case n.Trigger == TriggerCompensation && n.Handler == nil:
+			v.add(n.ID, "a compensation boundary event needs a handler: associate it with an activity marked isForCompensation")
+		case n.Trigger == TriggerCompensation && !n.Handler.ForCompensation:
+			v.add(n.ID, "the compensation handler %q is not marked isForCompensation", n.Handler.ID)
+		case out == 0 && n.Trigger != TriggerCompensation:
 			v.add(n.ID, "a boundary event needs an outgoing sequence flow")
 		}
 		switch n.Trigger {
-		case TriggerTimer, TriggerError, TriggerMessage, TriggerSignal, TriggerEscalation, TriggerConditional:
+		case TriggerTimer, TriggerError, TriggerMessage, TriggerSignal, TriggerEscalation, TriggerConditional, TriggerCompensation:
 		default:
 			v.add(n.ID, "a %s boundary event cannot run: use a timer, error, message, signal, escalation or conditional boundary event", n.Trigger)
 		}
@@ -232,6 +241,9 @@ func (v *validator) node(n *Node) {
 				v.add(f.ID, "flows leaving a parallel gateway cannot have conditions: use an inclusive gateway")
 			}
 		}
+	}
+	if n.ForCompensation && len(n.Incoming)+len(n.Outgoing) > 0 {
+		v.add(n.ID, "a compensation handler (isForCompensation) has no sequence flows: only its compensation boundary event starts it")
 	}
 	v.trigger(n)
 	v.activity(n)
@@ -283,6 +295,15 @@ func (v *validator) trigger(n *Node) {
 	case TriggerSignal:
 		// Without a signal a catch waits for a trigger by its id, and a
 		// throw reaches no one (engine/signal.go).
+	case TriggerCompensation:
+		switch n.Kind {
+		case KindStartEvent:
+			if n.Scope == nil || n.Scope.Owner == nil || !n.Scope.Owner.EventSub {
+				v.add(n.ID, "a compensation start event starts an event sub-process: put it in one (triggeredByEvent)")
+			}
+		case KindIntermediateCatchEvent:
+			v.add(n.ID, "an intermediate event cannot catch compensation: attach a compensation boundary event to the activity")
+		}
 	case TriggerConditional:
 		if n.Condition != "" && v.c.Expression != nil {
 			if err := v.c.Expression(n.Condition); err != nil {
