@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -619,4 +620,34 @@ func TestBrowserStandardLoop(t *testing.T) {
 		snap, err := srv.eng.Instance(ctx, inst.ID)
 		return err == nil && snap.Status == engine.StatusCompleted && fmt.Sprint(snap.Variables["n"]) == "3"
 	}, 10*time.Second, 10*time.Millisecond, "three runs: the maximum")
+}
+
+// TestBrowserImportsMIWG: every BPMN MIWG reference file opens in the
+// designer without an error (warnings about drawing details are allowed).
+func TestBrowserImportsMIWG(t *testing.T) {
+	srv := startLiveServer(t)
+	b := newBrowser(t)
+	files, err := filepath.Glob("../../shared/conformance/miwg-reference/*.bpmn")
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "the MIWG reference files are beside the repository")
+	b.run(b.ctx, "open the designer",
+		chromedp.Navigate(srv.url+"/designer"),
+		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
+	)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		quoted, err := json.Marshal(string(src))
+		require.NoError(t, err)
+		b.run(b.ctx, "import "+filepath.Base(f),
+			js(`window.__imported = null; wfpp.modeler.importXML(`+string(quoted)+`).then(
+				(r) => { window.__imported = 'ok: ' + r.warnings.length + ' warning(s)'; },
+				(e) => { window.__imported = 'error: ' + e.message; })`),
+			waitJS(`window.__imported !== null`),
+		)
+		result, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`window.__imported`))
+		require.NoError(t, err)
+		require.True(t, strings.HasPrefix(result, "ok"), "%s: %s", filepath.Base(f), result)
+		t.Logf("%s: %s", filepath.Base(f), result)
+	}
 }
