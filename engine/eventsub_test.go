@@ -142,3 +142,39 @@ func TestEventSubProcessEscalationAndSignalInSubProcess(t *testing.T) {
 	require.Empty(t, h.tasks(inst.ID, engine.TaskOpen), "the signal interrupted the sub-process's task")
 	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "e"), "the sub-process completed, the process went on")
 }
+
+// TestTimerCycleNotations: R-1 (Camunda 8's spelling of for ever) and
+// Rn/start/end intervals.
+func TestTimerCycleNotations(t *testing.T) {
+	t.Parallel()
+	for cycle, want := range map[string]int{
+		"R-1/PT1M": 5, // every minute, for ever: five in five minutes
+		"R/PT1M":   5,
+		"R2/" + epoch.Add(time.Minute).Format(time.RFC3339) + "/" + epoch.Add(2*time.Minute).Format(time.RFC3339): 2,
+	} {
+		t.Run(cycle, func(t *testing.T) {
+			t.Parallel()
+			h := setup(t)
+			h.deploySource(espProcess("", `<startEvent id="espStart" isInterrupting="false"><timerEventDefinition><timeCycle>`+cycle+`</timeCycle></timerEventDefinition></startEvent>`))
+			inst := h.start("p", nil)
+			for range 5 {
+				h.advance(time.Minute)
+			}
+			snap := h.requireStatus(inst.ID, engine.StatusWaiting)
+			require.EqualValues(t, want, snap.Variables["hits"])
+		})
+	}
+}
+
+// TestCronTimeZoneInTheText: CRON_TZ= in a cron timeCycle is read.
+func TestCronTimeZoneInTheText(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	// epoch is 09:00 UTC, 10:00 in Berlin: the 11:00 Berlin firing is an hour on.
+	h.deploySource(espProcess("", `<startEvent id="espStart" isInterrupting="false"><timerEventDefinition><timeCycle>CRON_TZ=Europe/Berlin 0 11 * * *</timeCycle></timerEventDefinition></startEvent>`))
+	inst := h.start("p", nil)
+	h.advance(59 * time.Minute)
+	require.Nil(t, h.instance(inst.ID).Variables["hits"])
+	h.advance(time.Minute)
+	require.EqualValues(t, 1, h.instance(inst.ID).Variables["hits"])
+}

@@ -82,7 +82,11 @@ func parseCycle(text, tz string) (cycle, error) {
 			}
 		}
 		p := cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
-		s, err := p.Parse("CRON_TZ=" + loc.String() + " " + text)
+		spec := text
+		if !strings.HasPrefix(spec, "CRON_TZ=") && !strings.HasPrefix(spec, "TZ=") { // a zone in the text wins over wf:timeZone
+			spec = "CRON_TZ=" + loc.String() + " " + text
+		}
+		s, err := p.Parse(spec)
 		if err != nil {
 			return cycle{}, fmt.Errorf("%q is neither an ISO-8601 repetition (R3/PT10M) nor a cron expression: %w", text, err)
 		}
@@ -93,7 +97,7 @@ func parseCycle(text, tz string) (cycle, error) {
 		return cycle{}, fmt.Errorf("%q is not an ISO-8601 repetition: write it like R3/PT10M", text)
 	}
 	c := cycle{repeat: -1}
-	if n := parts[0][1:]; n != "" {
+	if n := parts[0][1:]; n != "" && n != "-1" { // R and R-1 (Camunda 8's spelling) repeat for ever
 		r, err := strconv.Atoi(n)
 		if err != nil || r < 0 {
 			return cycle{}, fmt.Errorf("%q: repetition count %q is not a whole number", text, n)
@@ -107,6 +111,13 @@ func parseCycle(text, tz string) (cycle, error) {
 			return cycle{}, err
 		}
 		c.start = &start
+		if end, err := parseDate(durText); err == nil { // Rn/start/end: the interval start to end, repeated
+			if !end.After(start) {
+				return cycle{}, fmt.Errorf("%q: the interval ends before it starts", text)
+			}
+			c.every = model.ISODuration{Time: end.Sub(start)}
+			return c, nil
+		}
 	}
 	d, err := model.ParseISODuration(durText)
 	if err != nil {
