@@ -43,6 +43,7 @@ type childStart struct {
 	processID   string
 	binding     string
 	version     int
+	versionTag  string
 	defKey      string // the caller's definition, for BindingDeployment
 	defVersion  int
 	vars        map[string]any
@@ -125,7 +126,7 @@ func (x *instance) childStart(t *token, depth int) (childStart, error) {
 	}
 	return childStart{
 		parent: ParentRef{InstanceID: x.id, Token: t.id, ElementID: n.ID, Depth: depth},
-		child:  child, processID: pid, binding: call.Binding, version: call.Version,
+		child:  child, processID: pid, binding: call.Binding, version: call.Version, versionTag: call.VersionTag,
 		defKey: x.head.DefinitionKey, defVersion: x.head.Version, vars: in, businessKey: bk,
 	}, nil
 }
@@ -166,6 +167,20 @@ func (e *Engine) calledDefinition(ctx context.Context, cs childStart) (StartRequ
 		return req, nil
 	case model.BindingVersion:
 		req.Definition, req.Version = cs.processID, cs.version
+		return req, nil
+	case model.BindingVersionTag:
+		recs, err := e.store.Definitions(ctx)
+		if err != nil {
+			return req, err
+		}
+		for _, r := range recs { // the newest version of the process's key with the tag
+			if r.Key == cs.processID && r.VersionTag == cs.versionTag && r.Version > req.Version {
+				req.Definition, req.Version = r.Key, r.Version
+			}
+		}
+		if req.Version == 0 {
+			return req, fmt.Errorf("no version of %q is tagged %q: deploy one with that version tag, then retry the incident: %w", cs.processID, cs.versionTag, ErrNotFound)
+		}
 		return req, nil
 	}
 	// Latest: the definition the process is the main one of, else the

@@ -308,3 +308,27 @@ func normalizeList(v any) []any {
 	}
 	return out
 }
+
+// TestCallActivityVersionTagBinding: a call bound to a version tag starts
+// the newest version of the called process with that tag.
+func TestCallActivityVersionTagBinding(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	version := func(tag string, v int) []byte {
+		return callBPMN(fmt.Sprintf(`<process id="callee" isExecutable="true">
+    <extensionElements><zeebe:versionTag value="%s"/></extensionElements>
+    <startEvent id="s"/><scriptTask id="mark" scriptFormat="javascript"><script>return {v: %d}</script></scriptTask><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="mark"/><sequenceFlow id="f2" sourceRef="mark" targetRef="e"/></process>`, tag, v))
+	}
+	h.deploySource(version("stable", 1))
+	h.deploySource(version("stable", 2))
+	h.deploySource(version("beta", 3))
+	h.deploySource(callBPMN(`<process id="caller" isExecutable="true">
+    <startEvent id="s"/>
+    <callActivity id="call"><extensionElements><zeebe:calledElement processId="callee" bindingType="versionTag" versionTag="stable"/></extensionElements></callActivity>
+    <endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="call"/><sequenceFlow id="f2" sourceRef="call" targetRef="e"/></process>`))
+	inst := h.start("caller", nil)
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.EqualValues(t, 2, snap.Variables["v"], "the newest version tagged stable, not the newer beta")
+}

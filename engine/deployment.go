@@ -221,6 +221,9 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (rec DefinitionR
 	for _, p := range def.Processes {
 		rec.Processes = append(rec.Processes, p.ID)
 	}
+	if main := def.Main(); main != nil {
+		rec.VersionTag = main.VersionTag
+	}
 	saved, created, err := e.store.SaveDefinition(ctx, rec)
 	if err != nil {
 		return rec, false, fmt.Errorf("deploying %q: %w", def.Key, err)

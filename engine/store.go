@@ -117,6 +117,8 @@ type DefinitionRecord struct {
 	Deployed  time.Time `json:"deployedAt" bson:"deployed_at"`
 	Deployer  string    `json:"deployedBy,omitempty" bson:"deployer,omitempty"`
 	Processes []string  `json:"processes" bson:"processes"`
+	// VersionTag is the version tag of its main process, if any.
+	VersionTag string `json:"versionTag,omitempty" bson:"version_tag,omitempty"`
 }
 
 // Batch is what one applier round changed: per instance, in application order.

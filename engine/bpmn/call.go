@@ -29,8 +29,10 @@ func (c *converter) call(n *model.Node, e *element) {
 		case "", "latest":
 		case "deployment":
 			call.Binding = model.BindingDeployment
+		case "versionTag":
+			call.Binding, call.VersionTag = model.BindingVersionTag, z.attr("", "versionTag")
 		default:
-			problem("zeebe:calledElement bindingType %q %s yet: use latest or deployment", b, unsupportedMarker)
+			problem("zeebe:calledElement bindingType %q is unknown: use latest, deployment or versionTag", b)
 		}
 	}
 
@@ -50,8 +52,10 @@ func (c *converter) call(n *model.Node, e *element) {
 			problem("camunda:calledElementVersion %q is not a version number: write one from 1", v)
 		}
 		call.Version = n
+	case "versionTag":
+		call.Binding, call.VersionTag = model.BindingVersionTag, e.attr(nsCamunda, "calledElementVersionTag")
 	default:
-		problem("camunda:calledElementBinding %q %s yet: use latest, deployment or version", b, unsupportedMarker)
+		problem("camunda:calledElementBinding %q is unknown: use latest, deployment, version or versionTag", b)
 	}
 	if t := e.attr(nsCamunda, "calledElementTenantId"); t != "" {
 		problem("camunda:calledElementTenantId %s: Workflow++ has no tenants; leave it out", unsupportedMarker)

@@ -95,9 +95,13 @@ func (c *converter) process(e *element) *model.Process {
 	p.Executable = e.attr("", "isExecutable") != "false"
 	p.Readers = splitList(e.attr(nsWF, "readers"))
 	c.forms = map[string]string{}
+	p.VersionTag = e.attr(nsCamunda, "versionTag")
 	for _, f := range e.extensions(nsZeebe) {
-		if f.name.Local == "userTaskForm" {
+		switch f.name.Local {
+		case "userTaskForm":
 			c.forms[f.attr("", "id")] = f.trimmed()
+		case "versionTag":
+			p.VersionTag = f.attr("", "value")
 		}
 	}
 	c.scope(&p.Scope, e, false)

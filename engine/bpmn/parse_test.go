@@ -518,10 +518,10 @@ func TestParseCallActivity(t *testing.T) {
 	}, node(t, p, "c7").Call)
 
 	_, err = bpmn.Parse([]byte(`<definitions xmlns="`+bpmnNS+`" xmlns:camunda="http://camunda.org/schema/1.0/bpmn">
-<process id="p"><callActivity id="tagged" calledElement="child" camunda:calledElementBinding="versionTag"/><callActivity id="nothing"/></process></definitions>`), bpmn.Options{})
+<process id="p"><callActivity id="tagged" calledElement="child" camunda:calledElementBinding="someday"/><callActivity id="nothing"/></process></definitions>`), bpmn.Options{})
 	var probs model.Problems
 	require.ErrorAs(t, err, &probs)
-	requireProblem(t, probs, "tagged", `camunda:calledElementBinding "versionTag" is not supported yet`)
+	requireProblem(t, probs, "tagged", `camunda:calledElementBinding "someday" is unknown`)
 }
 
 func TestParseEscalation(t *testing.T) {

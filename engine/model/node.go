@@ -185,8 +185,9 @@ type Call struct {
 	// Binding picks the called definition's version: BindingLatest (the
 	// default), BindingDeployment (the caller's own definition, whose file
 	// holds the called process) or BindingVersion (Version).
-	Binding string
-	Version int
+	Binding    string
+	Version    int
+	VersionTag string // BindingVersionTag
 	// Variables in: all the caller sees at the call activity (AllIn), then
 	// In; out: all of the child's (AllOut), then Out, evaluated on the
 	// child's variables. Camunda 8 passes all both ways unless told not
@@ -203,6 +204,7 @@ const (
 	BindingLatest     = "latest"
 	BindingDeployment = "deployment"
 	BindingVersion    = "version"
+	BindingVersionTag = "versionTag"
 )
 
 // IsWaitState reports whether a token on the node waits for something outside the instance.

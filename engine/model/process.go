@@ -9,6 +9,9 @@ type Process struct {
 	// Readers names the users and groups (wf:readers) who may read this
 	// process's instances beside those who work on their tasks.
 	Readers []string
+	// VersionTag names this version of the process (zeebe:versionTag,
+	// camunda:versionTag), for call activities bound by it.
+	VersionTag string
 
 	AllNodes []*Node // by Node.Index
 	AllFlows []*Flow // by Flow.Index

@@ -411,6 +411,8 @@ func (v *validator) call(n *Node) {
 	case c == nil || c.ProcessID == "":
 		v.add(n.ID, "the call activity names no process to call: set calledElement (zeebe:calledElement processId) to the id of a process")
 		return
+	case c.Binding == BindingVersionTag && c.VersionTag == "":
+		v.add(n.ID, "the call activity's binding is a version tag but it names none: set the version tag")
 	case c.Binding == BindingVersion && c.Version < 1:
 		v.add(n.ID, "the call activity's binding is a version but it names none: set the version (camunda:calledElementVersion) to a number from 1")
 	}
