@@ -12,6 +12,8 @@ var fuzzSeeds = []string{
 	"${amount > 100}", "${approved == true}", "${a && b}", "${not empty x}", "${a eq b}", "${a and b}",
 	`="a and b"`, "=if a then b else c", "=items[1]", "=[1, {a: 2}]", "${'}'}", "=\"\\u0041\"",
 	"=a..b", "${a} ${b}", "1); while(1){}; (1", "=(", "${", "=@\"x\"", "=-a", "#{x.y[0]}",
+	"=Service Level = 'Premium'", "=Order Status.Approved By", `=string join(list, ", ")`, "=count(a) > sum(b, 1)",
+	"s += s + `${t}`", "=index of(l, 2)",
 }
 
 func FuzzCompileExpression(f *testing.F) {
