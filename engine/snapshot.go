@@ -39,10 +39,10 @@ type Snapshot struct {
 // tasks' variables. Lists hold heads; Store.Instance returns everything.
 func (s *Snapshot) Head() *Snapshot {
 	h := *s
-	h.Variables, h.Scopes, h.Subscriptions, h.Pending = nil, nil, nil, nil
+	h.Variables, h.Scopes, h.Subscriptions, h.Pending, h.Compensable = nil, nil, nil, nil, nil
 	h.Tokens = make([]TokenState, len(s.Tokens))
 	for i, t := range s.Tokens {
-		t.Local = nil
+		t.Local, t.Compensating = nil, nil // both hold variables
 		h.Tokens[i] = t
 	}
 	h.Tasks = make([]Task, len(s.Tasks))

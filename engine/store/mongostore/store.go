@@ -321,6 +321,8 @@ var headOnly = bson.D{
 	{Key: "scopes", Value: 0},
 	{Key: "subscriptions", Value: 0},
 	{Key: "tokens.local", Value: 0},
+	{Key: "tokens.compensating", Value: 0},
+	{Key: "compensable", Value: 0},
 	{Key: "tasks.variables", Value: 0},
 	{Key: "tasks.inbox_variables", Value: 0},
 }
