@@ -28,10 +28,7 @@ func TestCallActivityLinks(t *testing.T) {
     <startEvent id="s"/><userTask id="wait"/><endEvent id="e"/>
     <sequenceFlow id="f1" sourceRef="s" targetRef="wait"/><sequenceFlow id="f2" sourceRef="wait" targetRef="e"/></process>
 </definitions>`
-	resp, err := http.Post("http://"+f.addr+"/api/v1/definitions", "application/xml", strings.NewReader(src))
-	require.NoError(t, err)
-	require.NoError(t, resp.Body.Close())
-	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	f.deployXML(src)
 	caller := f.start("caller", nil)
 
 	get := func(path string) (int, string) {
@@ -79,10 +76,7 @@ func TestTriggerRoute(t *testing.T) {
     <startEvent id="s"/><receiveTask id="recv"/><endEvent id="e"/>
     <sequenceFlow id="f1" sourceRef="s" targetRef="recv"/><sequenceFlow id="f2" sourceRef="recv" targetRef="e"/></process>
 </definitions>`
-	resp, err := http.Post("http://"+f.addr+"/api/v1/definitions", "application/xml", strings.NewReader(src))
-	require.NoError(t, err)
-	require.NoError(t, resp.Body.Close())
-	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	f.deployXML(src)
 	id := f.start("waits", nil)
 	post := func(body string) (int, string) {
 		resp, err := http.Post("http://"+f.addr+"/api/v1/instances/"+id+"/trigger", "application/json", strings.NewReader(body))
@@ -106,4 +100,13 @@ func TestTriggerRoute(t *testing.T) {
 		snap, err := f.eng.Instance(context.Background(), id)
 		return err == nil && snap.Status == engine.StatusCompleted && snap.Variables["ok"] == true
 	}, 10*time.Second, 10*time.Millisecond)
+}
+
+// deployXML deploys a BPMN source through the REST API.
+func (f *liveFixture) deployXML(src string) {
+	f.t.Helper()
+	resp, err := http.Post("http://"+f.addr+"/api/v1/definitions", "application/xml", strings.NewReader(src))
+	require.NoError(f.t, err)
+	require.NoError(f.t, resp.Body.Close())
+	require.Equal(f.t, http.StatusCreated, resp.StatusCode)
 }
