@@ -195,7 +195,7 @@ func (x *instance) inputs(t *token, n *model.Node) (map[string]any, error) {
 // its output mappings when it has any, else the whole result.
 func (x *instance) outputs(t *token, n *model.Node, result map[string]any) error {
 	if len(n.Outputs) == 0 {
-		x.setVars(result)
+		x.setVarsAt(t, result)
 		if len(result) > 0 {
 			x.emit(EventVariablesChanged, n, t, map[string]any{"variables": keys(result)})
 		}
@@ -219,7 +219,7 @@ func (x *instance) outputs(t *token, n *model.Node, result map[string]any) error
 		}
 		setPath(out, m.Target, v)
 	}
-	x.setVars(out)
+	x.setVarsAt(t, out)
 	x.emit(EventVariablesChanged, n, t, map[string]any{"variables": keys(out)})
 	return nil
 }

@@ -85,7 +85,8 @@ type scope struct {
 	id     uint64
 	node   *model.Node
 	parent uint64
-	token  uint64 // waits at node in the parent scope
+	token  uint64         // waits at node in the parent scope
+	vars   map[string]any // its own variables (an instance of a multi-instance sub-process); nil for most
 }
 
 // step is a token about to enter a node.
@@ -141,7 +142,7 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 		x.tokens = append(x.tokens, t)
 	}
 	for _, sc := range s.Scopes {
-		x.scopes = append(x.scopes, &scope{id: sc.ID, node: proc.Node(sc.ElementID), parent: sc.Parent, token: sc.Token})
+		x.scopes = append(x.scopes, &scope{id: sc.ID, node: proc.Node(sc.ElementID), parent: sc.Parent, token: sc.Token, vars: sc.Variables})
 	}
 	for i := range s.Subscriptions {
 		sub := s.Subscriptions[i]
@@ -182,7 +183,7 @@ func (x *instance) snapshot() *Snapshot {
 	}
 	s.Scopes, s.Subscriptions, s.Incidents, s.Tasks = nil, nil, nil, nil
 	for _, sc := range x.scopes {
-		s.Scopes = append(s.Scopes, ScopeState{ID: sc.id, ElementID: sc.node.ID, Parent: sc.parent, Token: sc.token})
+		s.Scopes = append(s.Scopes, ScopeState{ID: sc.id, ElementID: sc.node.ID, Parent: sc.parent, Token: sc.token, Variables: sc.vars})
 	}
 	for _, sub := range x.subs {
 		s.Subscriptions = append(s.Subscriptions, *sub)
@@ -341,6 +342,9 @@ func (x *instance) setVars(values map[string]any) {
 func (x *instance) jobVars(t *token) map[string]any {
 	m := make(map[string]any, len(x.vars)+len(t.local))
 	maps.Copy(m, x.vars)
+	for _, sc := range x.scopesWithVars(t) { // outermost first: inner ones win
+		maps.Copy(m, sc.vars)
+	}
 	maps.Copy(m, t.local)
 	return m
 }
@@ -349,7 +353,7 @@ func (x *instance) jobVars(t *token) map[string]any {
 // the activity has no inputs (the map is then treated as immutable here:
 // the next write copies it), else a merged copy.
 func (x *instance) sharedVars(t *token) map[string]any {
-	if len(t.local) > 0 {
+	if len(t.local) > 0 || x.scopesWithVars(t) != nil {
 		return x.jobVars(t)
 	}
 	x.varsOwned = false
@@ -358,8 +362,52 @@ func (x *instance) sharedVars(t *token) map[string]any {
 
 // evalVars is what expressions on a token see (read only).
 func (x *instance) evalVars(t *token) map[string]any {
-	if t == nil || len(t.local) == 0 {
+	if t == nil || len(t.local) == 0 && x.scopesWithVars(t) == nil {
 		return x.vars
 	}
 	return x.jobVars(t)
+}
+
+// scopesWithVars are the scopes around t that have variables of their own,
+// outermost first; nil when none has (the common case, which costs no
+// allocation).
+func (x *instance) scopesWithVars(t *token) []*scope {
+	var out []*scope
+	for id := t.scope; id != 0; {
+		sc := x.scope(id)
+		if sc == nil {
+			break
+		}
+		if sc.vars != nil {
+			out = append(out, sc)
+		}
+		id = sc.parent
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// setVarsAt writes values as seen from token t: a variable that a scope
+// around t holds as its own changes there, any other in the instance.
+func (x *instance) setVarsAt(t *token, values map[string]any) {
+	scs := x.scopesWithVars(t)
+	if len(scs) == 0 {
+		x.setVars(values)
+		return
+	}
+	rest := map[string]any{}
+	for k, v := range values {
+		held := false
+		for i := len(scs) - 1; i >= 0 && !held; i-- { // innermost first
+			if _, ok := scs[i].vars[k]; ok {
+				scs[i].vars = maps.Clone(scs[i].vars) // a stored snapshot may share it
+				scs[i].vars[k] = v
+				held = true
+			}
+		}
+		if !held {
+			rest[k] = v
+		}
+	}
+	x.setVars(rest)
 }

@@ -85,6 +85,9 @@ type ScopeState struct {
 	ElementID string `json:"elementId" bson:"element_id"`
 	Parent    uint64 `json:"parent,omitempty" bson:"parent,omitempty"`
 	Token     uint64 `json:"token" bson:"token"`
+	// Variables are the scope's own: an instance of a multi-instance
+	// sub-process keeps its item, loopCounter and inputs here.
+	Variables map[string]any `json:"variables,omitempty" bson:"variables,omitempty"`
 }
 
 // Subscription is an armed timer or an open message subscription that moves a token when it fires.

@@ -139,3 +139,38 @@ func TestCamundaListMapScriptParameters(t *testing.T) {
 	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
 	require.Equal(t, "2:2:fast", snap.Variables["summary"])
 }
+
+// TestMultiInstanceSubProcess: each instance of a multi-instance
+// sub-process has its own item, loopCounter and inputs; a variable an
+// input declares stays the instance's own, so parallel instances do not
+// overwrite each other, and the output element collects each one's.
+func TestMultiInstanceSubProcess(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="mi" isExecutable="true">
+    <startEvent id="s"/>
+    <subProcess id="each">
+      <multiInstanceLoopCharacteristics>
+        <extensionElements><zeebe:loopCharacteristics inputCollection="=items" inputElement="item" outputCollection="doubles" outputElement="=double"/></extensionElements>
+      </multiInstanceLoopCharacteristics>
+      <extensionElements><zeebe:ioMapping><zeebe:input source="=null" target="double"/></zeebe:ioMapping></extensionElements>
+      <startEvent id="is"/>
+      <userTask id="review"/>
+      <scriptTask id="calc" scriptFormat="javascript"><script>return {double: item * 2, seen: loopCounter}</script></scriptTask>
+      <endEvent id="ie"/>
+      <sequenceFlow id="if1" sourceRef="is" targetRef="review"/><sequenceFlow id="if2" sourceRef="review" targetRef="calc"/><sequenceFlow id="if3" sourceRef="calc" targetRef="ie"/>
+    </subProcess><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="each"/><sequenceFlow id="f2" sourceRef="each" targetRef="e"/></process>`))
+	inst := h.start("mi", map[string]any{"items": []any{1, 2, 3}})
+	tasks := h.tasks(inst.ID, engine.TaskOpen)
+	require.Len(t, tasks, 3, "three instances at once")
+	for i := len(tasks) - 1; i >= 0; i-- { // finish them in reverse order
+		_, err := h.e.CompleteTask(h.ctx, tasks[i].ID, "tester", nil)
+		require.NoError(t, err)
+		h.idle()
+	}
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, []any{int64(2), int64(4), int64(6)}, normalizeList(snap.Variables["doubles"]), "in item order, each instance's own")
+	require.NotContains(t, snap.Variables, "double", "the instances' own variable did not leak into the process")
+	require.NotContains(t, snap.Variables, "item")
+}

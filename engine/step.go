@@ -326,6 +326,9 @@ func (x *instance) completeScopes() bool {
 			continue
 		}
 		x.emit(EventSubProcessCompleted, sc.node, owner, nil)
+		if sc.vars != nil { // a multi-instance output element reads them
+			owner.local = mergedVars(owner.local, sc.vars)
+		}
 		x.finishActivity(owner, nil)
 		return true
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/workflowpp/wfpp/engine/model"
@@ -29,10 +30,16 @@ func (x *instance) enterSubProcess(t *token) {
 		x.incident(t, "definition", fmt.Sprintf("sub-process %q has no start event", n.ID))
 		return
 	}
-	x.setVars(local)
 	t.status = TokenScope
 	x.nextID++
 	sc := &scope{id: x.nextID, node: n, parent: t.scope, token: t.id}
+	if t.outer != 0 {
+		// An instance of a multi-instance sub-process: its item,
+		// loopCounter and inputs are its own, not its siblings'.
+		sc.vars = maps.Clone(local)
+	} else {
+		x.setVars(local)
+	}
 	x.scopes = append(x.scopes, sc)
 	x.emit(EventSubProcessEntered, n, t, map[string]any{"scope": sc.id})
 	x.armBoundaries(t)

@@ -12,9 +12,8 @@ import (
 // variable and outputs from zeebe:loopCharacteristics or camunda:collection
 // and camunda:elementVariable.
 func (c *converter) multiInstance(n *model.Node, el *element) {
-	if !n.Kind.IsActivity() || n.Kind == model.KindSubProcess {
-		c.unsupported(n.ID, el, "multi-instance on a "+n.Kind.String(),
-			"put the multi-instance marker on a task; a multi-instance sub-process needs per-instance variables, which Workflow++ does not have yet")
+	if !n.Kind.IsActivity() {
+		c.probs.Add(n.ID, "a %s cannot be multi-instance: only activities have loop markers", n.Kind)
 		return
 	}
 	mi := &model.MultiInstance{

@@ -390,7 +390,6 @@ func TestParseUnsupported(t *testing.T) {
 		{"complex", "complexGateway is not supported yet"},
 		{"tx", "transaction is not supported yet"},
 		{"adhoc", "adHocSubProcess is not supported yet"},
-		{"multi", "multi-instance on a subProcess is not supported"},
 		{"cancel", "cancelEventDefinition is not supported yet"},
 		{"multiple", "an event with several event definitions"},
 		{"java", "camunda:class \"com.example.Charge\" is not supported: Workflow++ runs no Java"},
