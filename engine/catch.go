@@ -31,6 +31,12 @@ func (x *instance) subscribe(t *token, n *model.Node) error {
 		sub := x.addSubscription(&Subscription{Token: t.id, ElementID: n.ID, Timer: &due, Repeat: repeat})
 		x.emit(EventTimerScheduled, n, t, map[string]any{"due": due})
 		x.armTimer(sub)
+	case n.Trigger == model.TriggerMultiple:
+		for _, alt := range n.Alternatives {
+			if err := x.subscribe(t, alt); err != nil {
+				return err
+			}
+		}
 	case (n.Trigger == model.TriggerMessage || n.Kind == model.KindReceiveTask) && (n.Message == nil || n.Message.Name == ""),
 		n.Trigger == model.TriggerSignal && n.SignalName == "":
 		// Nothing names what it waits for: only Engine.Trigger, by its id, moves it.
@@ -114,7 +120,8 @@ func (x *instance) subscription(id uint64) *Subscription {
 // armBoundaries arms the timer and message boundary events of an activity.
 func (x *instance) armBoundaries(t *token) {
 	for _, b := range t.node.Boundaries {
-		if b.Trigger == model.TriggerTimer || b.Trigger == model.TriggerMessage || b.Trigger == model.TriggerSignal || b.Trigger == model.TriggerConditional {
+		if b.Trigger == model.TriggerTimer || b.Trigger == model.TriggerMessage || b.Trigger == model.TriggerSignal ||
+			b.Trigger == model.TriggerConditional || b.Trigger == model.TriggerMultiple {
 			if err := x.subscribe(t, b); err != nil {
 				x.incidentAt(t, "event", err.Error(), phaseEnter)
 				return
@@ -158,6 +165,14 @@ func (x *instance) timerFired(id uint64) {
 
 // trigger moves token t because subscription s on node n fired.
 func (x *instance) trigger(t *token, s *Subscription, n *model.Node, vars map[string]any) {
+	if n.ParallelMultiple { // all its definitions must happen: wait for the rest
+		x.removeSubscription(s)
+		x.setVars(vars)
+		if slices.ContainsFunc(x.subs, func(o *Subscription) bool { return o.Token == t.id && o.ElementID == n.ID }) {
+			return
+		}
+		vars = nil
+	}
 	switch {
 	case t.watch:
 		x.eventSubTriggered(t, s, n, vars)

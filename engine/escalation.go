@@ -85,3 +85,20 @@ func (x *instance) childEscalated(c command) {
 	}
 	x.escalate(t.scope, t, t.node, c.name)
 }
+
+// throwAll throws every definition of a multiple throw or end event n: its
+// signals and escalations. It reports whether an interrupting catch of an
+// escalation ended token t.
+func (x *instance) throwAll(t *token, n *model.Node) bool {
+	for _, alt := range n.Alternatives {
+		switch alt.Trigger {
+		case model.TriggerSignal:
+			x.throwSignal(t, alt)
+		case model.TriggerEscalation:
+			if x.throwEscalation(t, alt) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -23,7 +23,7 @@ func (x *instance) armEventSubs(scopeID uint64, s *model.Scope) {
 			continue
 		}
 		switch st.Trigger {
-		case model.TriggerMessage, model.TriggerTimer, model.TriggerSignal, model.TriggerConditional:
+		case model.TriggerMessage, model.TriggerTimer, model.TriggerSignal, model.TriggerConditional, model.TriggerMultiple:
 		default:
 			continue
 		}
@@ -45,6 +45,8 @@ func (x *instance) eventSubTriggered(w *token, s *Subscription, n *model.Node, v
 		x.clearScope(scopeID) // the watcher too
 	case s.Timer != nil && s.Repeat != 0:
 		x.rearm(w, s, n)
+	case s.Timer != nil && n.Trigger == model.TriggerMultiple:
+		x.removeSubscription(s) // its other definitions still watch
 	case s.Timer != nil:
 		x.removeSubscription(s)
 		x.removeToken(w) // a timer that fires once: nothing more to watch for

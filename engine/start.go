@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -144,7 +145,7 @@ func (e *Engine) startByEvent(ctx context.Context, trigger model.Trigger, name s
 			continue
 		}
 		for _, s := range main.Starts() {
-			if s.Trigger != trigger || startName(s) != name {
+			if !startsOn(s, trigger, name) {
 				continue
 			}
 			_, _, err := e.Start(ctx, StartRequest{
@@ -158,6 +159,15 @@ func (e *Engine) startByEvent(ctx context.Context, trigger model.Trigger, name s
 		}
 	}
 	return n, nil
+}
+
+// startsOn reports whether start event s starts on the trigger and name:
+// its own, or one of a multiple start's.
+func startsOn(s *model.Node, trigger model.Trigger, name string) bool {
+	if s.Trigger == model.TriggerMultiple {
+		return slices.ContainsFunc(s.Alternatives, func(a *model.Node) bool { return startsOn(a, trigger, name) })
+	}
+	return s.Trigger == trigger && startName(s) == name
 }
 
 func startName(s *model.Node) string {

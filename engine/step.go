@@ -202,6 +202,12 @@ func (x *instance) end(t *token) {
 		x.consume(t)
 	case model.TriggerCompensation:
 		x.compensate(t, n)
+	case model.TriggerMultiple:
+		if x.throwAll(t, n) {
+			return
+		}
+		x.emit(EventElementCompleted, n, t, nil)
+		x.consume(t)
 	default:
 		x.emit(EventElementCompleted, n, t, nil)
 		x.consume(t)
@@ -219,6 +225,9 @@ func (x *instance) throw(t *token) {
 	}
 	if n.Trigger == model.TriggerCompensation {
 		x.compensate(t, n)
+		return
+	}
+	if n.Trigger == model.TriggerMultiple && x.throwAll(t, n) {
 		return
 	}
 	if n.Trigger != model.TriggerLink {

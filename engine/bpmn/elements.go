@@ -246,8 +246,13 @@ func (c *converter) children(n *model.Node, e *element) {
 	case !n.Kind.IsEvent():
 		c.probs.Add(n.ID, "a %s cannot have a %s: only events have event definitions", n.Kind, defs[0].name.Local)
 	case len(defs) > 1:
-		c.unsupported(n.ID, e, "an event with several event definitions (multiple or parallel multiple)",
-			"split it into one event per trigger, e.g. behind an event-based gateway")
+		n.Trigger = model.TriggerMultiple
+		n.ParallelMultiple = e.attr("", "parallelMultiple") == "true"
+		for _, d := range defs {
+			alt := &model.Node{ID: n.ID, Name: n.Name, Kind: n.Kind}
+			c.eventDefinition(alt, d)
+			n.Alternatives = append(n.Alternatives, alt)
+		}
 	default:
 		c.eventDefinition(n, defs[0])
 	}

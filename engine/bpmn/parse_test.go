@@ -391,7 +391,6 @@ func TestParseUnsupported(t *testing.T) {
 		{"tx", "transaction is not supported yet"},
 		{"adhoc", "adHocSubProcess is not supported yet"},
 		{"cancel", "cancelEventDefinition is not supported yet"},
-		{"multiple", "an event with several event definitions"},
 		{"java", "camunda:class \"com.example.Charge\" is not supported: Workflow++ runs no Java"},
 		{"delegate", "camunda:delegateExpression \"${charger}\" is not supported"},
 		{"dmn", "zeebe:calledDecision (a DMN decision) is not supported yet"},
@@ -605,4 +604,29 @@ func TestParseCamundaInputOutputValues(t *testing.T) {
 		{Source: `({"k": "v", "nested": ["x"]})`, Target: "map"},
 	}, a.Inputs)
 	require.Equal(t, []model.Mapping{{Source: "a + b", Target: "sum"}}, a.Outputs)
+}
+
+func TestParseMultipleEvents(t *testing.T) {
+	t.Parallel()
+	def, err := bpmn.Parse([]byte(`<definitions xmlns="`+bpmnNS+`"><message id="m" name="go"/><signal id="s" name="now"/>
+<process id="p"><startEvent id="st"/>
+  <intermediateCatchEvent id="any"><messageEventDefinition messageRef="m"/><signalEventDefinition signalRef="s"/></intermediateCatchEvent>
+  <intermediateCatchEvent id="all" parallelMultiple="true"><messageEventDefinition messageRef="m"/><signalEventDefinition signalRef="s"/></intermediateCatchEvent>
+  <sequenceFlow id="f1" sourceRef="st" targetRef="any"/><sequenceFlow id="f2" sourceRef="any" targetRef="all"/>
+</process></definitions>`), bpmn.Options{})
+	require.NoError(t, err)
+	anyOf := node(t, def.Main(), "any")
+	require.Equal(t, model.TriggerMultiple, anyOf.Trigger)
+	require.False(t, anyOf.ParallelMultiple)
+	require.Len(t, anyOf.Alternatives, 2)
+	require.Equal(t, "go", anyOf.Alternatives[0].Message.Name)
+	require.Equal(t, "now", anyOf.Alternatives[1].SignalName)
+	require.True(t, node(t, def.Main(), "all").ParallelMultiple)
+
+	def, err = bpmn.Parse([]byte(`<definitions xmlns="`+bpmnNS+`"><process id="p"><startEvent id="st"/>
+  <intermediateCatchEvent id="odd"><messageEventDefinition/><conditionalEventDefinition><condition>x</condition></conditionalEventDefinition></intermediateCatchEvent>
+  <sequenceFlow id="f1" sourceRef="st" targetRef="odd"/></process></definitions>`), bpmn.Options{})
+	require.NoError(t, err)
+	probs := model.Validate(def, model.Checks{})
+	requireProblem(t, probs, "odd", "a conditional definition in an event with several definitions is not supported yet")
 }

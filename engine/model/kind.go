@@ -80,9 +80,10 @@ const (
 	TriggerEscalation
 	TriggerConditional
 	TriggerCompensation
+	TriggerMultiple // several definitions: Node.Alternatives
 )
 
-var triggerNames = [...]string{"none", "timer", "message", "error", "terminate", "link", "signal", "escalation", "conditional", "compensation"}
+var triggerNames = [...]string{"none", "timer", "message", "error", "terminate", "link", "signal", "escalation", "conditional", "compensation", "multiple"}
 
 func (t Trigger) String() string {
 	if int(t) < len(triggerNames) {

@@ -36,6 +36,11 @@ type Node struct {
 	// EscalationCodeVariable names the variable a catch sets to the code.
 	EscalationCode         string
 	EscalationCodeVariable string
+	// Alternatives are the definitions of a multiple event (TriggerMultiple),
+	// each a node of the same id with one trigger: any one of them triggers
+	// a catch, all of them when ParallelMultiple; a throw throws them all.
+	Alternatives     []*Node
+	ParallelMultiple bool
 	// Compensation: a handler activity (ForCompensation) undoes the work of
 	// the activity whose compensation boundary event is associated with it
 	// (HandlerID, Handler); a compensation throw or end event compensates

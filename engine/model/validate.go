@@ -218,7 +218,7 @@ func (v *validator) node(n *Node) {
 			v.add(n.ID, "a boundary event needs an outgoing sequence flow")
 		}
 		switch n.Trigger {
-		case TriggerTimer, TriggerError, TriggerMessage, TriggerSignal, TriggerEscalation, TriggerConditional, TriggerCompensation:
+		case TriggerTimer, TriggerError, TriggerMessage, TriggerSignal, TriggerEscalation, TriggerConditional, TriggerCompensation, TriggerMultiple:
 		default:
 			v.add(n.ID, "a %s boundary event cannot run: use a timer, error, message, signal, escalation or conditional boundary event", n.Trigger)
 		}
@@ -295,6 +295,20 @@ func (v *validator) trigger(n *Node) {
 	case TriggerSignal:
 		// Without a signal a catch waits for a trigger by its id, and a
 		// throw reaches no one (engine/signal.go).
+	case TriggerMultiple:
+		throws := n.Kind == KindIntermediateThrowEvent || n.Kind == KindEndEvent
+		for _, alt := range n.Alternatives {
+			processStart := n.Kind == KindStartEvent && (n.Scope == nil || n.Scope.Owner == nil)
+			switch {
+			case throws && (alt.Trigger == TriggerSignal || alt.Trigger == TriggerEscalation):
+			case !throws && (alt.Trigger == TriggerMessage || alt.Trigger == TriggerSignal):
+			case !throws && !processStart && alt.Trigger == TriggerTimer && (alt.Timer == nil || alt.Timer.Kind != TimerCycle):
+			default:
+				v.add(n.ID, "a %s definition in an event with several definitions is not supported yet: use message, signal and timer (not cycles) to catch, signal and escalation to throw", alt.Trigger)
+				continue
+			}
+			v.trigger(alt)
+		}
 	case TriggerCompensation:
 		switch n.Kind {
 		case KindStartEvent:

@@ -1,0 +1,76 @@
+package engine_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+const multipleDefs = `<message id="go" name="go"/><signal id="now" name="now"/><escalation id="up" escalationCode="UP"/>`
+
+// multipleCatch is a process that waits at catch event "wait", with the
+// given attributes and definitions, then ends.
+func multipleCatch(attrs, defs string) []byte {
+	return callBPMN(multipleDefs + `<process id="p" isExecutable="true">
+    <startEvent id="s"/><intermediateCatchEvent id="wait" ` + attrs + `>` + defs + `</intermediateCatchEvent><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="wait"/><sequenceFlow id="f2" sourceRef="wait" targetRef="e"/></process>`)
+}
+
+const messageOrTimer = `<messageEventDefinition messageRef="go"/><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition>`
+
+func TestMultipleCatchAnyOne(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(multipleCatch(``, messageOrTimer))
+	byMessage := h.start("p", nil)
+	byTimer := h.start("p", nil)
+	_, err := h.e.Correlate(h.ctx, engine.Message{Name: "go", InstanceID: byMessage.ID})
+	require.NoError(t, err)
+	h.idle()
+	h.requireStatus(byMessage.ID, engine.StatusCompleted)
+	h.requireStatus(byTimer.ID, engine.StatusWaiting)
+	h.advance(time.Hour)
+	h.requireStatus(byTimer.ID, engine.StatusCompleted)
+	require.Equal(t, 1, h.count(byMessage.ID, engine.EventElementCompleted, "wait"), "one definition is enough, once")
+}
+
+func TestParallelMultipleCatchAll(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(multipleCatch(`parallelMultiple="true"`, `<messageEventDefinition messageRef="go"/><signalEventDefinition signalRef="now"/>`))
+	inst := h.start("p", nil)
+	_, err := h.e.Correlate(h.ctx, engine.Message{Name: "go", InstanceID: inst.ID, Variables: map[string]any{"a": 1}})
+	require.NoError(t, err)
+	h.idle()
+	h.requireStatus(inst.ID, engine.StatusWaiting) // the signal is still to come
+	_, err = h.e.Signal(h.ctx, "now", nil)
+	require.NoError(t, err)
+	h.idle()
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.EqualValues(t, 1, snap.Variables["a"])
+}
+
+func TestMultipleThrowAndStart(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(multipleDefs + `<process id="listener" isExecutable="true">
+    <startEvent id="ls"><messageEventDefinition messageRef="go"/><signalEventDefinition signalRef="now"/></startEvent><endEvent id="le"/>
+    <sequenceFlow id="lf" sourceRef="ls" targetRef="le"/></process>`))
+	h.deploySource(callBPMN(multipleDefs + `<process id="thrower" isExecutable="true">
+    <startEvent id="s"/>
+    <subProcess id="sub"><startEvent id="ss"/>
+      <intermediateThrowEvent id="both"><signalEventDefinition signalRef="now"/><escalationEventDefinition escalationRef="up"/></intermediateThrowEvent>
+      <endEvent id="se"/><sequenceFlow id="sf1" sourceRef="ss" targetRef="both"/><sequenceFlow id="sf2" sourceRef="both" targetRef="se"/></subProcess>
+    <boundaryEvent id="esc" attachedToRef="sub" cancelActivity="false"><escalationEventDefinition escalationRef="up"/></boundaryEvent><endEvent id="escalated"/>
+    <endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="sub"/><sequenceFlow id="f2" sourceRef="sub" targetRef="e"/><sequenceFlow id="f3" sourceRef="esc" targetRef="escalated"/></process>`))
+	inst := h.start("thrower", nil)
+	h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "escalated"), "the escalation was thrown")
+	started, _, err := h.e.Queries().Instances(h.ctx, engine.InstanceFilter{DefinitionKey: "listener"})
+	require.NoError(t, err)
+	require.Len(t, started, 1, "the signal was thrown, and a multiple start started on it")
+}
