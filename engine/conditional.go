@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -72,4 +73,57 @@ func (x *instance) conditionHolds(t *token, n *model.Node) (bool, error) {
 		return false, fmt.Errorf("condition of %q: %w", n.ID, err)
 	}
 	return ok, nil
+}
+
+// StartByConditions starts the latest enabled version of every definition
+// whose main process has a conditional start event that holds for vars
+// (with vars as the new instance's variables), and returns how many it
+// started: Camunda's "evaluate start conditions". An empty condition never
+// holds.
+func (e *Engine) StartByConditions(ctx context.Context, vars map[string]any, businessKey string) (int, error) {
+	if err := e.checkVariables(vars); err != nil {
+		return 0, err
+	}
+	recs, err := e.store.Definitions(ctx)
+	if err != nil {
+		return 0, err
+	}
+	started := 0
+	for _, rec := range latestVersions(recs) {
+		if !rec.Enabled {
+			continue
+		}
+		dep, err := e.defs.byID(ctx, rec.ID)
+		if err != nil {
+			return started, err
+		}
+		main := dep.def.Main()
+		if main == nil {
+			continue
+		}
+		for _, s := range main.Starts() {
+			if s.Trigger != model.TriggerConditional || s.Condition == "" {
+				continue
+			}
+			prog, err := compileExpr(s.Condition)
+			if err != nil {
+				return started, fmt.Errorf("start condition of %q in %s: %w", s.ID, rec.ID, err)
+			}
+			holds, err := e.eval.EvalBool(ctx, prog, vars)
+			if err != nil {
+				return started, fmt.Errorf("start condition of %q in %s: %w", s.ID, rec.ID, err)
+			}
+			if !holds {
+				continue
+			}
+			if _, _, err := e.Start(ctx, StartRequest{
+				Definition: rec.Key, Version: rec.Version, StartElement: s.ID,
+				Variables: vars, BusinessKey: businessKey, Triggered: true,
+			}); err != nil {
+				return started, err
+			}
+			started++
+		}
+	}
+	return started, nil
 }

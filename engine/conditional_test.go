@@ -73,3 +73,29 @@ func TestConditionalEventSubProcess(t *testing.T) {
 	require.EqualValues(t, 1, snap.Variables["hits"])
 	require.Empty(t, h.tasks(inst.ID, engine.TaskOpen), "the interrupting event sub-process ended the task")
 }
+
+// TestStartByConditions: the latest version of a process whose conditional
+// start event holds for the given variables starts with them; one whose
+// condition does not, or is empty, does not.
+func TestStartByConditions(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="big" isExecutable="true">
+    <startEvent id="s"><conditionalEventDefinition><condition>amount &gt; 1000</condition></conditionalEventDefinition></startEvent><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="e"/></process>`))
+	h.deploySource(callBPMN(`<process id="drawn" isExecutable="true">
+    <startEvent id="s"><conditionalEventDefinition><condition/></conditionalEventDefinition></startEvent><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="e"/></process>`))
+	n, err := h.e.StartByConditions(h.ctx, map[string]any{"amount": 10}, "")
+	require.NoError(t, err)
+	require.Zero(t, n)
+	n, err = h.e.StartByConditions(h.ctx, map[string]any{"amount": 5000}, "order-9")
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	h.idle()
+	started, _, err := h.e.Queries().Instances(h.ctx, engine.InstanceFilter{DefinitionKey: "big"})
+	require.NoError(t, err)
+	require.Len(t, started, 1)
+	require.Equal(t, "order-9", started[0].BusinessKey)
+	require.Equal(t, engine.StatusCompleted, h.instance(started[0].ID).Status)
+}

@@ -110,3 +110,26 @@ func (f *liveFixture) deployXML(src string) {
 	require.NoError(f.t, resp.Body.Close())
 	require.Equal(f.t, http.StatusCreated, resp.StatusCode)
 }
+
+// TestConditionsRoute: POST /api/v1/conditions starts the processes whose
+// conditional start holds for the variables.
+func TestConditionsRoute(t *testing.T) {
+	t.Parallel()
+	f := setupLive(t)
+	f.deployXML(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <process id="alarm" isExecutable="true">
+    <startEvent id="s"><conditionalEventDefinition><condition>temp &gt; 30</condition></conditionalEventDefinition></startEvent>
+    <userTask id="check"/><sequenceFlow id="f1" sourceRef="s" targetRef="check"/></process>
+</definitions>`)
+	post := func(body string) string {
+		resp, err := http.Post("http://"+f.addr+"/api/v1/conditions", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
+		return string(b)
+	}
+	require.JSONEq(t, `{"started": 0}`, post(`{"variables": {"temp": 20}}`))
+	require.JSONEq(t, `{"started": 1}`, post(`{"variables": {"temp": 35}}`))
+}

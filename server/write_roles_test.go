@@ -43,6 +43,7 @@ var writeRoles = map[string][]string{
 	"POST /api/v1/tasks/:id/delegate":                   {identity.RoleWorker, identity.RoleOperator},
 	"POST /api/v1/tasks/:id/comments":                   {identity.RoleWorker, identity.RoleOperator},
 	"POST /api/v1/messages":                             {identity.RoleWorker, identity.RoleOperator},
+	"POST /api/v1/conditions":                           {identity.RoleWorker, identity.RoleOperator},
 	"POST /api/v1/signals":                              {identity.RoleWorker, identity.RoleOperator},
 	"POST /api/v1/jobs/fetch-and-lock":                  {identity.RoleWorker, identity.RoleOperator},
 	"POST /api/v1/jobs/:key/complete":                   {identity.RoleWorker, identity.RoleOperator},

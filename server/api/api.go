@@ -130,6 +130,7 @@ func (s *Service) Routes(api fiber.Router) {
 
 	api.Post("/messages", events, vars, s.correlate)
 	api.Post("/signals", events, vars, s.signal)
+	api.Post("/conditions", events, vars, s.startByConditions)
 
 	api.Post("/jobs/fetch-and-lock", jobWorker, s.fetchAndLock)
 	api.Post("/jobs/:key/complete", jobWorker, vars, s.completeJob)

@@ -52,6 +52,26 @@ func (s *Service) correlate(c *fiber.Ctx) error {
 // signal is POST /api/v1/signals: broadcast to every instance waiting for the
 // signal, starting those whose definition has a signal start event;
 // 200 {"received":N}, where 0 (nobody waits) is no error.
+// startByConditions is POST /api/v1/conditions {"variables", "businessKey"}:
+// starts every latest process whose conditional start event holds for the
+// variables; answers how many started.
+func (s *Service) startByConditions(c *fiber.Ctx) error {
+	var b struct {
+		Variables   map[string]any `json:"variables"`
+		BusinessKey string         `json:"businessKey"`
+	}
+	if err := Decode(c, &b); err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	n, err := s.eng.StartByConditions(ctx, b.Variables, b.BusinessKey)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"started": n})
+}
+
 func (s *Service) signal(c *fiber.Ctx) error {
 	var b struct {
 		Name      string         `json:"name"`

@@ -63,6 +63,7 @@ var apiOperations = []apiOperation{
 	{"post", "/tasks/{id}/comments", "tasks", "Comment on an open task (anyone who may see it)", nil, "Comment", 200, "Task", []int{400, 404, 409, 413}},
 	{"post", "/tasks/{id}/complete", "tasks", "Complete a task with the form's variables (claims an unassigned one in the same action); 400 invalid_form_values, 409 task_claimed / task_not_open / instance_paused", nil, "Variables", 200, "Task", []int{400, 403, 404, 409, 429}},
 
+	{"post", "/conditions", "messages", "Start every latest process whose conditional start event holds for the variables", nil, "Conditions", 200, "Started", []int{400}},
 	{"post", "/messages", "messages", "Correlate a message by name and correlation key; with ttlMs an unmatched message is buffered (202)", nil, "Message", 200, "Correlated", []int{404, 503}},
 	{"post", "/signals", "messages", "Broadcast a signal to every instance waiting for it (and start those with a signal start event)", nil, "Signal", 200, "", []int{400}},
 
@@ -150,6 +151,8 @@ func apiSchemas() map[string]any {
 		"InstancePage": pageOf("Instance"),
 		"Variables":    obj(map[string]any{"variables": anyOb}),
 		"Modify":       obj(map[string]any{"token": num, "to": str}, "token", "to"),
+		"Conditions":   obj(map[string]any{"variables": anyOb, "businessKey": str}),
+		"Started":      obj(map[string]any{"started": num}, "started"),
 		"Trigger":      obj(map[string]any{"elementId": str, "variables": anyOb}, "elementId"),
 		"Task": obj(map[string]any{
 			"id": str, "instanceId": str, "definition": str, "elementId": str, "name": str, "assignee": str,
