@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -104,6 +105,35 @@ func BenchmarkTokenHop(b *testing.B) {
 			ops := float64(n * k)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops, "ns/hop")
 			b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/ops, "allocs/hop")
+		})
+	}
+}
+
+// BenchmarkParkedEventSub: the heap each waiting instance holds, with and
+// without an event sub-process armed beside its user task (a message start
+// watched by a token, non-interrupting). Issue 9's target: at most 10 % more.
+func BenchmarkParkedEventSub(b *testing.B) {
+	withESP := []byte(strings.Replace(string(bench.Parked), `<bpmn:endEvent id="end">`, `<bpmn:subProcess id="esp" triggeredByEvent="true">
+      <bpmn:startEvent id="espStart" isInterrupting="false"><bpmn:messageEventDefinition messageRef="nudge"/></bpmn:startEvent>
+      <bpmn:endEvent id="espEnd"/><bpmn:sequenceFlow id="ef" sourceRef="espStart" targetRef="espEnd"/>
+    </bpmn:subProcess>
+    <bpmn:endEvent id="end">`, 1))
+	withESP = []byte(strings.Replace(string(withESP), `<bpmn:process id="parked"`, `<bpmn:message id="nudge" name="nudge"/><bpmn:process id="parked"`, 1))
+	for name, model := range map[string][]byte{"plain": bench.Parked, "eventSub": withESP} {
+		b.Run(name, func(b *testing.B) {
+			const parked = 100_000
+			h := setupHarness(b, bench.HarnessConfig{ParkedModel: model})
+			var m0, m1 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&m0)
+			if err := h.Park(context.Background(), parked, benchClients); err != nil {
+				b.Fatal(err)
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&m1)
+			for b.Loop() {
+			}
+			b.ReportMetric(float64(int64(m1.HeapAlloc)-int64(m0.HeapAlloc))/float64(parked), "B/parked")
 		})
 	}
 }

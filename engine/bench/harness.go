@@ -19,6 +19,8 @@ type Harness struct {
 	vars   map[string]any
 	ends   *completions
 	parked string // key of the Parked model, once deployed
+	// parkedModel is HarnessConfig.ParkedModel.
+	parkedModel []byte
 }
 
 // HarnessConfig configures a Harness. The zero value of each field means its default.
@@ -26,6 +28,9 @@ type HarnessConfig struct {
 	Model      []byte         // default TenNodes
 	Variables  map[string]any // each instance's variables; default TenNodesVariables with the default model
 	Partitions int            // engine appliers; default GOMAXPROCS
+	// ParkedModel is what Park starts: a process that waits for ever;
+	// default Parked.
+	ParkedModel []byte
 	// Store is what the engine persists to; default memstore without an
 	// event log (the engine alone). The caller opens and closes it.
 	Store engine.Store
@@ -62,7 +67,10 @@ func NewHarness(ctx context.Context, cfg HarnessConfig) (*Harness, error) {
 		e.Close()
 		return nil, fmt.Errorf("deploying the model: %w", err)
 	}
-	return &Harness{Engine: e, key: rec.Key, vars: cfg.Variables, ends: ends}, nil
+	if cfg.ParkedModel == nil {
+		cfg.ParkedModel = Parked
+	}
+	return &Harness{Engine: e, key: rec.Key, vars: cfg.Variables, ends: ends, parkedModel: cfg.ParkedModel}, nil
 }
 
 // Close stops the engine.
@@ -124,7 +132,7 @@ func (h *Harness) stuck(id string, err error) error {
 // all of them wait.
 func (h *Harness) Park(ctx context.Context, n, clients int) error {
 	if h.parked == "" {
-		rec, _, err := h.Engine.Deploy(ctx, engine.DeployRequest{Source: Parked})
+		rec, _, err := h.Engine.Deploy(ctx, engine.DeployRequest{Source: h.parkedModel})
 		if err != nil {
 			return fmt.Errorf("deploying the parked model: %w", err)
 		}
