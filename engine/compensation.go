@@ -25,17 +25,25 @@ type Compensable struct {
 	Scope     uint64         `json:"scope,omitempty" bson:"scope,omitempty"`
 	Within    []string       `json:"within,omitempty" bson:"within,omitempty"` // the completed sub-processes it was in, innermost first
 	Variables map[string]any `json:"variables,omitempty" bson:"variables,omitempty"`
+	// Inner are the completed activities of a sub-process whose handler is
+	// a compensation event sub-process: they are its to undo, not the
+	// throw's.
+	Inner []Compensable `json:"inner,omitempty" bson:"inner,omitempty"`
 }
 
 // noteCompensable notes activity n, which token t completed, when it has a
 // compensation handler.
 func (x *instance) noteCompensable(t *token, n *model.Node) {
-	b := n.CompensationBoundary()
-	if b == nil || b.Handler == nil {
+	var handler string
+	if b := n.CompensationBoundary(); b != nil && b.Handler != nil {
+		handler = b.Handler.ID
+	} else if es := n.CompensationEventSub(); es != nil {
+		handler = es.ID
+	} else {
 		return
 	}
 	x.compensable = append(slices.Clip(x.compensable), Compensable{
-		ElementID: n.ID, Handler: b.Handler.ID, Scope: t.scope, Variables: maps.Clone(x.evalVars(t)),
+		ElementID: n.ID, Handler: handler, Scope: t.scope, Variables: maps.Clone(x.evalVars(t)),
 	})
 }
 
@@ -50,10 +58,33 @@ func (x *instance) compensate(t *token, n *model.Node) {
 		}
 	}
 	x.compensable = keep
-	slices.Reverse(todo)
+	todo = x.undoOrder(todo)
 	x.emit(EventCompensationThrown, n, t, map[string]any{"activities": len(todo)})
 	t.status, t.comp = TokenCompensating, todo
 	x.nextHandler(t)
+}
+
+// undoOrder turns notes, in the order their activities completed, into
+// the order they are undone: newest first, with the notes inside a
+// sub-process that has a compensation event sub-process handed to it.
+func (x *instance) undoOrder(notes []Compensable) []Compensable {
+	var out []Compensable
+	for _, c := range notes {
+		if h := x.proc.Node(c.Handler); h != nil && h.EventSub {
+			var inner []Compensable
+			out = slices.DeleteFunc(out, func(o Compensable) bool {
+				if slices.Contains(o.Within, c.ElementID) {
+					inner = append(inner, o)
+					return true
+				}
+				return false
+			})
+			c.Inner = inner
+		}
+		out = append(out, c)
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // nextHandler runs the next handler of compensation throw t, or, when all
@@ -61,6 +92,10 @@ func (x *instance) compensate(t *token, n *model.Node) {
 func (x *instance) nextHandler(t *token) {
 	if len(t.comp) == 0 {
 		t.status, t.comp = TokenActive, nil
+		if t.node.Trigger == model.TriggerCancel {
+			x.transactionCancelled(t)
+			return
+		}
 		if t.node.Kind == model.KindEndEvent {
 			x.emit(EventElementCompleted, t.node, t, nil)
 			x.consume(t)
@@ -73,7 +108,24 @@ func (x *instance) nextHandler(t *token) {
 	t.comp = t.comp[1:]
 	h := x.newToken(c.Scope)
 	h.compFor, h.local = t.id, c.Variables // the variables as they were when the activity completed
-	x.work = append(x.work, step{tok: h, node: x.proc.Node(c.Handler)})
+	handler := x.proc.Node(c.Handler)
+	if !handler.EventSub {
+		x.work = append(x.work, step{tok: h, node: handler})
+		return
+	}
+	// A compensation event sub-process: it sees the sub-process's variables
+	// as they were, and its compensation throws undo the sub-process's
+	// completed activities.
+	x.runEventSub(h, handler, func(sc *scope) {
+		sc.vars, sc.view = c.Variables, true
+		for _, in := range c.Inner {
+			in.Scope = sc.id
+			if i := slices.Index(in.Within, c.ElementID); i >= 0 {
+				in.Within = in.Within[:i:i]
+			}
+			x.compensable = append(slices.Clip(x.compensable), in)
+		}
+	})
 }
 
 // handlerDone goes on with the compensation throw id whose handler ended.

@@ -91,3 +91,42 @@ func TestCompensationWaitsForItsHandlers(t *testing.T) {
 	done := h.requireStatus(inst.ID, engine.StatusCompleted)
 	require.Equal(t, true, done.Variables["refunded"])
 }
+
+// TestCompensationEventSubProcess: a sub-process with a compensation event
+// sub-process is undone by it, in its stead; it sees the sub-process's
+// variables as they were, its writes reach the process, and its own
+// compensation throw undoes the sub-process's inner activities.
+func TestCompensationEventSubProcess(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="p" isExecutable="true">
+    <startEvent id="s"/>
+    <subProcess id="book">
+      <startEvent id="bs"/>
+      <scriptTask id="seat" scriptFormat="javascript"><script>return {seat: "12A", price: 10}</script></scriptTask>
+      <boundaryEvent id="seatComp" attachedToRef="seat"><compensateEventDefinition/></boundaryEvent>
+      <scriptTask id="freeSeat" scriptFormat="javascript" isForCompensation="true"><script>return {log: log.concat(["free " + seat])}</script></scriptTask>
+      <endEvent id="be"/>
+      <sequenceFlow id="bf1" sourceRef="bs" targetRef="seat"/><sequenceFlow id="bf2" sourceRef="seat" targetRef="be"/>
+      <association id="a1" sourceRef="seatComp" targetRef="freeSeat"/>
+      <subProcess id="undoBooking" triggeredByEvent="true">
+        <startEvent id="us"><compensateEventDefinition/></startEvent>
+        <scriptTask id="refund" scriptFormat="javascript"><script>return {log: log.concat(["refund " + price]), refunded: price}</script></scriptTask>
+        <intermediateThrowEvent id="undoInner"><compensateEventDefinition/></intermediateThrowEvent>
+        <endEvent id="ue"/>
+        <sequenceFlow id="uf1" sourceRef="us" targetRef="refund"/><sequenceFlow id="uf2" sourceRef="refund" targetRef="undoInner"/>
+        <sequenceFlow id="uf3" sourceRef="undoInner" targetRef="ue"/>
+      </subProcess>
+    </subProcess>
+    <scriptTask id="reprice" scriptFormat="javascript"><script>return {price: 99, log: []}</script></scriptTask>
+    <endEvent id="undo"><compensateEventDefinition/></endEvent>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="book"/><sequenceFlow id="f2" sourceRef="book" targetRef="reprice"/>
+    <sequenceFlow id="f3" sourceRef="reprice" targetRef="undo"/></process>`))
+	inst := h.start("p", nil)
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, []any{"refund 10", "free 12A"}, snap.Variables["log"],
+		"the event sub-process ran in the sub-process's stead, then undid the seat with its own throw")
+	require.EqualValues(t, 10, snap.Variables["refunded"], "it saw the price as it was at completion, and its writes reached the process")
+	require.EqualValues(t, 99, snap.Variables["price"])
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "freeSeat"), "the seat was undone once")
+}

@@ -57,14 +57,23 @@ func (x *instance) eventSubTriggered(w *token, s *Subscription, n *model.Node, v
 // startEventSub runs event sub-process es in scope scopeID, its start
 // event having happened.
 func (x *instance) startEventSub(scopeID uint64, es *model.Node, vars map[string]any) {
+	x.setVars(vars)
+	x.runEventSub(x.newToken(scopeID), es, nil)
+}
+
+// runEventSub runs event sub-process es for holder, a token in the scope
+// that holds es, which waits for it. Before its start event moves on,
+// prepare (when set) gets its scope.
+func (x *instance) runEventSub(holder *token, es *model.Node, prepare func(*scope)) {
 	st := es.EventStart()
-	holder := x.newToken(scopeID)
 	holder.node, holder.status = es, TokenScope
 	x.emit(EventElementActivated, es, holder, map[string]any{"interrupting": st.Interrupting})
-	x.setVars(vars)
 	x.nextID++
-	sc := &scope{id: x.nextID, node: es, parent: scopeID, token: holder.id}
+	sc := &scope{id: x.nextID, node: es, parent: holder.scope, token: holder.id}
 	x.scopes = append(x.scopes, sc)
+	if prepare != nil {
+		prepare(sc)
+	}
 	x.emit(EventSubProcessEntered, es, holder, map[string]any{"scope": sc.id})
 	x.armEventSubs(sc.id, es.Body)
 	inner := x.newToken(sc.id)

@@ -87,6 +87,9 @@ type scope struct {
 	parent uint64
 	token  uint64         // waits at node in the parent scope
 	vars   map[string]any // its own variables (an instance of a multi-instance sub-process); nil for most
+	// view marks vars as a read view (a compensation event sub-process
+	// sees its sub-process's variables as they were): writes pass through.
+	view bool
 }
 
 // step is a token about to enter a node.
@@ -142,7 +145,7 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 		x.tokens = append(x.tokens, t)
 	}
 	for _, sc := range s.Scopes {
-		x.scopes = append(x.scopes, &scope{id: sc.ID, node: proc.Node(sc.ElementID), parent: sc.Parent, token: sc.Token, vars: sc.Variables})
+		x.scopes = append(x.scopes, &scope{id: sc.ID, node: proc.Node(sc.ElementID), parent: sc.Parent, token: sc.Token, vars: sc.Variables, view: sc.View})
 	}
 	for i := range s.Subscriptions {
 		sub := s.Subscriptions[i]
@@ -183,7 +186,7 @@ func (x *instance) snapshot() *Snapshot {
 	}
 	s.Scopes, s.Subscriptions, s.Incidents, s.Tasks = nil, nil, nil, nil
 	for _, sc := range x.scopes {
-		s.Scopes = append(s.Scopes, ScopeState{ID: sc.id, ElementID: sc.node.ID, Parent: sc.parent, Token: sc.token, Variables: sc.vars})
+		s.Scopes = append(s.Scopes, ScopeState{ID: sc.id, ElementID: sc.node.ID, Parent: sc.parent, Token: sc.token, Variables: sc.vars, View: sc.view})
 	}
 	for _, sub := range x.subs {
 		s.Subscriptions = append(s.Subscriptions, *sub)
@@ -399,7 +402,7 @@ func (x *instance) setVarsAt(t *token, values map[string]any) {
 	for k, v := range values {
 		held := false
 		for i := len(scs) - 1; i >= 0 && !held; i-- { // innermost first
-			if _, ok := scs[i].vars[k]; ok {
+			if _, ok := scs[i].vars[k]; ok && !scs[i].view {
 				scs[i].vars = maps.Clone(scs[i].vars) // a stored snapshot may share it
 				scs[i].vars[k] = v
 				held = true

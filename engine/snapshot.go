@@ -88,6 +88,9 @@ type ScopeState struct {
 	// Variables are the scope's own: an instance of a multi-instance
 	// sub-process keeps its item, loopCounter and inputs here.
 	Variables map[string]any `json:"variables,omitempty" bson:"variables,omitempty"`
+	// View: Variables are only read (a compensation event sub-process's
+	// view of its sub-process as it completed); writes go past them.
+	View bool `json:"view,omitempty" bson:"view,omitempty"`
 }
 
 // Subscription is an armed timer or an open message subscription that moves a token when it fires.

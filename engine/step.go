@@ -202,6 +202,8 @@ func (x *instance) end(t *token) {
 		x.consume(t)
 	case model.TriggerCompensation:
 		x.compensate(t, n)
+	case model.TriggerCancel:
+		x.cancelTransaction(t)
 	case model.TriggerMultiple:
 		if x.throwAll(t, n) {
 			return

@@ -29,6 +29,7 @@ var nodeKinds = map[string]model.Kind{
 	"scriptTask":             model.KindScriptTask,
 	"receiveTask":            model.KindReceiveTask,
 	"subProcess":             model.KindSubProcess,
+	"transaction":            model.KindSubProcess,
 	"callActivity":           model.KindCallActivity,
 }
 
@@ -204,6 +205,7 @@ func (c *converter) node(e *element) *model.Node {
 	case model.KindSubProcess:
 		n.Body = &model.Scope{ID: n.ID}
 		n.EventSub = e.attr("", "triggeredByEvent") == "true"
+		n.Transaction = name == "transaction"
 		c.scope(n.Body, e, true)
 	case model.KindStartEvent:
 		n.Interrupting = e.attr("", "isInterrupting") != "false"

@@ -66,6 +66,8 @@ func (c *converter) eventDefinition(n *model.Node, d *element) {
 				setList(&n.VariableEvents, z.attr("", "variableEvents"))
 			}
 		}
+	case "cancelEventDefinition":
+		n.Trigger = model.TriggerCancel
 	case "terminateEventDefinition":
 		n.Trigger = model.TriggerTerminate
 	case "linkEventDefinition":

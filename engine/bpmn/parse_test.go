@@ -388,9 +388,7 @@ func TestParseUnsupported(t *testing.T) {
 	def, probs := parseFile(t, "unsupported.bpmn")
 	tests := []struct{ id, want string }{
 		{"complex", "complexGateway is not supported yet"},
-		{"tx", "transaction is not supported yet"},
 		{"adhoc", "adHocSubProcess is not supported yet"},
-		{"cancel", "cancelEventDefinition is not supported yet"},
 		{"java", "camunda:class \"com.example.Charge\" is not supported: Workflow++ runs no Java"},
 		{"delegate", "camunda:delegateExpression \"${charger}\" is not supported"},
 		{"dmn", "zeebe:calledDecision (a DMN decision) is not supported yet"},

@@ -25,7 +25,6 @@ type placeholder struct {
 }
 
 var unsupportedFlowElements = map[string]placeholder{
-	"transaction":            {model.KindTask, "use an embedded subProcess with error boundary events"},
 	"adHocSubProcess":        {model.KindTask, "use user tasks behind a parallel or inclusive gateway"},
 	"complexGateway":         {model.KindInclusiveGateway, "use an inclusive or exclusive gateway with conditions"},
 	"implicitThrowEvent":     {model.KindIntermediateThrowEvent, "implicit throw events belong to choreographies: use an intermediate throw event"},
@@ -38,7 +37,6 @@ var unsupportedFlowElements = map[string]placeholder{
 // unsupportedChildren are elements inside a flow node that are not supported,
 // with a hint at what to do instead.
 var unsupportedChildren = map[string]string{
-	"cancelEventDefinition": "cancel events belong to transactions: use an error event",
 	"eventDefinitionRef":    "put the event definition inside the event",
 }
 

@@ -81,9 +81,10 @@ const (
 	TriggerConditional
 	TriggerCompensation
 	TriggerMultiple // several definitions: Node.Alternatives
+	TriggerCancel   // cancel end events and boundary events of transactions
 )
 
-var triggerNames = [...]string{"none", "timer", "message", "error", "terminate", "link", "signal", "escalation", "conditional", "compensation", "multiple"}
+var triggerNames = [...]string{"none", "timer", "message", "error", "terminate", "link", "signal", "escalation", "conditional", "compensation", "multiple", "cancel"}
 
 func (t Trigger) String() string {
 	if int(t) < len(triggerNames) {

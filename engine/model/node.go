@@ -74,7 +74,11 @@ type Node struct {
 	// reaches it; its start event's trigger starts it inside the scope
 	// that holds it.
 	EventSub bool
-	Call     *Call // call activity
+	// Transaction marks a transaction sub-process: a cancel end event in it
+	// compensates its completed activities, ends it and takes its cancel
+	// boundary event.
+	Transaction bool
+	Call        *Call // call activity
 	Loop     *MultiInstance
 	Repeat   *StandardLoop // standardLoopCharacteristics
 

@@ -67,6 +67,20 @@ func (n *Node) CompensationBoundary() *Node {
 	return nil
 }
 
+// CompensationEventSub is the compensation event sub-process of
+// sub-process n, which undoes n's work in its stead, or nil.
+func (n *Node) CompensationEventSub() *Node {
+	if n.Body == nil {
+		return nil
+	}
+	for _, es := range n.Body.EventSubs() {
+		if st := es.EventStart(); st != nil && st.Trigger == TriggerCompensation {
+			return es
+		}
+	}
+	return nil
+}
+
 // CaughtCode is the code an error or escalation catch catches ("": all).
 func (n *Node) CaughtCode() string {
 	if n.Trigger == TriggerEscalation {

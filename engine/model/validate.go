@@ -99,7 +99,9 @@ func (v *validator) eventSub(s *Scope) {
 	case TriggerNone:
 		v.add(starts[0].ID, "the start event of an event sub-process needs a trigger: a message, timer, signal, error or escalation")
 	case TriggerCompensation:
-		v.add(starts[0].ID, "a compensation event sub-process is not supported yet: attach a compensation boundary event and a handler to each activity to undo")
+		if s.Owner.Scope == nil || s.Owner.Scope.Owner == nil {
+			v.add(starts[0].ID, "a compensation event sub-process undoes the sub-process it is in: put it in an embedded sub-process, not at process level")
+		}
 	default:
 		v.add(starts[0].ID, "an event sub-process started by a %s event is not supported yet: use a message, timer, signal, error, escalation or conditional start", starts[0].Trigger)
 	}
@@ -218,7 +220,7 @@ func (v *validator) node(n *Node) {
 			v.add(n.ID, "a boundary event needs an outgoing sequence flow")
 		}
 		switch n.Trigger {
-		case TriggerTimer, TriggerError, TriggerMessage, TriggerSignal, TriggerEscalation, TriggerConditional, TriggerCompensation, TriggerMultiple:
+		case TriggerTimer, TriggerError, TriggerMessage, TriggerSignal, TriggerEscalation, TriggerConditional, TriggerCompensation, TriggerMultiple, TriggerCancel:
 		default:
 			v.add(n.ID, "a %s boundary event cannot run: use a timer, error, message, signal, escalation or conditional boundary event", n.Trigger)
 		}
@@ -308,6 +310,17 @@ func (v *validator) trigger(n *Node) {
 				continue
 			}
 			v.trigger(alt)
+		}
+	case TriggerCancel:
+		switch {
+		case n.Kind == KindEndEvent && (n.Scope == nil || n.Scope.Owner == nil || !n.Scope.Owner.Transaction):
+			v.add(n.ID, "a cancel end event cancels a transaction: put it directly inside a transaction sub-process")
+		case n.Kind == KindBoundaryEvent && n.AttachedTo != nil && !n.AttachedTo.Transaction:
+			v.add(n.ID, "a cancel boundary event catches the cancelling of a transaction: attach it to a transaction sub-process, not a %s", n.AttachedTo.Kind)
+		case n.Kind == KindBoundaryEvent && !n.Interrupting:
+			v.add(n.ID, "a cancel boundary event always interrupts: remove cancelActivity=\"false\"")
+		case n.Kind != KindEndEvent && n.Kind != KindBoundaryEvent:
+			v.add(n.ID, "a %s cannot be a cancel event: only end events inside a transaction and boundary events on one can", n.Kind)
 		}
 	case TriggerCompensation:
 		switch n.Kind {
