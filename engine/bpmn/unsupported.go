@@ -37,7 +37,7 @@ var unsupportedFlowElements = map[string]placeholder{
 // unsupportedChildren are elements inside a flow node that are not supported,
 // with a hint at what to do instead.
 var unsupportedChildren = map[string]string{
-	"eventDefinitionRef":    "put the event definition inside the event",
+	"eventDefinitionRef": "put the event definition inside the event",
 }
 
 const choreographyHint = "choreographies describe message exchanges and do not run: model each participant as a process"

@@ -79,8 +79,8 @@ type Node struct {
 	// boundary event.
 	Transaction bool
 	Call        *Call // call activity
-	Loop     *MultiInstance
-	Repeat   *StandardLoop // standardLoopCharacteristics
+	Loop        *MultiInstance
+	Repeat      *StandardLoop // standardLoopCharacteristics
 
 	// ExecListeners run JavaScript when a token starts or ends the node
 	// (Camunda 7 execution listeners).
