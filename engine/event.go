@@ -17,7 +17,9 @@ const (
 	EventElementCompleted  EventType = "element.completed"  // a token left a node
 	EventElementTerminated EventType = "element.terminated" // a token was removed without completing (cancel, interrupt, terminate)
 	EventFlowTaken         EventType = "flow.taken"
-	EventGatewayDecided    EventType = "gateway.decided" // which conditions held and which flows were chosen
+	EventGatewayDecided    EventType = "gateway.decided"   // which conditions held and which flows were chosen
+	EventGatewayActivated  EventType = "gateway.activated" // a complex gateway's activation condition held: it joined
+	EventGatewayReset      EventType = "gateway.reset"     // a complex gateway's other branches came (or cannot): it waits for start again
 
 	EventJobCreated    EventType = "job.created"
 	EventCallStarted   EventType = "call.started" // a call activity started its child instance

@@ -78,6 +78,7 @@ type token struct {
 	watch    bool          // waits at an event sub-process's start for its scope (eventsub.go)
 	comp     []Compensable // a compensation throw: the handlers still to run
 	compFor  uint64        // a compensation handler: the throw it runs for
+	awaits   []string      // a complex gateway waiting for reset: the flows it waits on (complex.go)
 }
 
 // scope is a running embedded sub-process.
@@ -137,7 +138,7 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 		t := &token{
 			id: ts.ID, node: n, scope: ts.Scope, status: ts.Status, attempt: ts.Attempt,
 			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident, outer: ts.Outer, listener: ts.Listener,
-			child: ts.Child, loops: ts.Loops, watch: ts.Watch, comp: ts.Compensating, compFor: ts.CompensationFor,
+			child: ts.Child, loops: ts.Loops, watch: ts.Watch, comp: ts.Compensating, compFor: ts.CompensationFor, awaits: ts.Awaits,
 		}
 		if ts.Via != "" {
 			t.via = proc.Flow(ts.Via)
@@ -177,7 +178,7 @@ func (x *instance) snapshot() *Snapshot {
 		ts := TokenState{
 			ID: t.id, ElementID: t.node.ID, Scope: t.scope, Status: t.status,
 			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer, Listener: t.listener,
-			Child: t.child, Loops: t.loops, Watch: t.watch, Compensating: t.comp, CompensationFor: t.compFor,
+			Child: t.child, Loops: t.loops, Watch: t.watch, Compensating: t.comp, CompensationFor: t.compFor, Awaits: t.awaits,
 		}
 		if t.via != nil {
 			ts.Via = t.via.ID

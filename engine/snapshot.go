@@ -76,6 +76,9 @@ type TokenState struct {
 	// throw event waits for; CompensationFor: the throw a handler runs for.
 	Compensating    []Compensable `json:"compensating,omitempty" bson:"compensating,omitempty"`
 	CompensationFor uint64        `json:"compensationFor,omitempty" bson:"compensation_for,omitempty"`
+	// Awaits: a complex gateway that fired and waits for reset, the ids
+	// of the incoming flows it waits on.
+	Awaits []string `json:"awaits,omitempty" bson:"awaits,omitempty"`
 }
 
 // ScopeState is a running embedded sub-process: the token that waits for it

@@ -33,4 +33,5 @@ const (
 	TokenMulti        TokenStatus = "multi"        // waiting for the instances of its multi-instance activity
 	TokenCall         TokenStatus = "call"         // waiting for the instance its call activity started
 	TokenCompensating TokenStatus = "compensating" // a compensation throw waiting for the handlers it started
+	TokenReset        TokenStatus = "reset"        // a complex gateway that fired, waiting for the other branches
 )

@@ -28,7 +28,7 @@ func (x *instance) drain() {
 		if x.status.Done() {
 			return
 		}
-		if x.joinsDirty && x.fireInclusiveJoins() {
+		if x.joinsDirty && (x.fireInclusiveJoins() || x.fireComplexJoins()) {
 			continue
 		}
 		if x.checkConditions() {
@@ -71,7 +71,7 @@ func (x *instance) enter(t *token, n *model.Node, via *model.Flow) {
 		x.end(t)
 	case model.KindExclusiveGateway:
 		x.leave(t)
-	case model.KindParallelGateway, model.KindInclusiveGateway:
+	case model.KindParallelGateway, model.KindInclusiveGateway, model.KindComplexGateway:
 		if gateways.IsJoin(n) {
 			x.park(t)
 			return
@@ -123,6 +123,9 @@ func (x *instance) leave(t *token) {
 		switch {
 		case errors.As(err, &ce):
 			x.incidentAt(t, "condition", err.Error(), phaseLeave)
+		case errors.Is(err, gateways.ErrNoFlow) && n.Kind == model.KindComplexGateway && t.local["waitingForStart"] == false:
+			x.emit(EventElementCompleted, n, t, nil) // a reset no condition lets out ends here (BPMN §13.4.4)
+			x.consume(t)
 		case errors.Is(err, gateways.ErrNoFlow):
 			x.incidentAt(t, "condition", fmt.Sprintf("%s %q: no condition of its outgoing flows holds and it has no default flow: add a default flow or fix the variables, then retry", n.Kind, n.ID), phaseLeave)
 		default:
@@ -250,7 +253,7 @@ func (x *instance) throw(t *token) {
 func (x *instance) park(t *token) {
 	t.status = TokenJoin
 	n := t.node
-	if n.Kind == model.KindInclusiveGateway {
+	if n.Kind == model.KindInclusiveGateway || n.Kind == model.KindComplexGateway {
 		x.joinsDirty = true
 		return
 	}

@@ -131,7 +131,7 @@ func Split(n *model.Node, eval Condition) (Decision, error) {
 	switch n.Kind {
 	case model.KindExclusiveGateway:
 		return Exclusive(n, eval)
-	case model.KindInclusiveGateway:
+	case model.KindInclusiveGateway, model.KindComplexGateway:
 		return Inclusive(n, eval)
 	case model.KindParallelGateway:
 		return Decision{Chosen: Fork(n)}, nil

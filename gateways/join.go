@@ -2,10 +2,11 @@ package gateways
 
 import "github.com/workflowpp/wfpp/engine/model"
 
-// IsJoin reports whether tokens arriving at n wait for others: parallel and
-// inclusive gateways with more than one incoming flow.
+// IsJoin reports whether tokens arriving at n wait for others: parallel,
+// inclusive and complex gateways with more than one incoming flow.
 func IsJoin(n *model.Node) bool {
-	return len(n.Incoming) > 1 && (n.Kind == model.KindParallelGateway || n.Kind == model.KindInclusiveGateway)
+	return len(n.Incoming) > 1 &&
+		(n.Kind == model.KindParallelGateway || n.Kind == model.KindInclusiveGateway || n.Kind == model.KindComplexGateway)
 }
 
 // ParallelJoin decides a parallel join. vias are the flows by which the

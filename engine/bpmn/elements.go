@@ -31,6 +31,7 @@ var nodeKinds = map[string]model.Kind{
 	"subProcess":             model.KindSubProcess,
 	"transaction":            model.KindSubProcess,
 	"callActivity":           model.KindCallActivity,
+	"complexGateway":         model.KindComplexGateway,
 }
 
 // converter maps the element tree of one document into a Definition,
@@ -235,6 +236,8 @@ func (c *converter) children(n *model.Node, e *element) {
 			c.multiInstance(n, child)
 		case name == "standardLoopCharacteristics":
 			c.standardLoop(n, child)
+		case name == "activationCondition" && n.Kind == model.KindComplexGateway:
+			n.ActivationCondition = c.condition(n.ID, child)
 		case unsupportedChildren[name] != "":
 			c.unsupportedChild(n.ID, child)
 		case ignoredInNode[name]:

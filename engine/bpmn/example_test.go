@@ -33,7 +33,7 @@ func ExampleParse_problems() {
 	doc := `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL">
 	  <process id="p">
 	    <startEvent id="start"/>
-	    <complexGateway id="billing"/>
+	    <choreographyTask id="billing"/>
 	    <sequenceFlow id="f1" sourceRef="start" targetRef="bill"/>
 	  </process>
 	</definitions>`
@@ -45,6 +45,6 @@ func ExampleParse_problems() {
 		}
 	}
 	// Output:
-	// billing: complexGateway is not supported yet: use an inclusive or exclusive gateway with conditions (unsupported: true)
+	// billing: choreographyTask is not supported yet: choreographies describe message exchanges and do not run: model each participant as a process (unsupported: true)
 	// f1: targetRef "bill" does not exist (unsupported: false)
 }

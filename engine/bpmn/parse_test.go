@@ -387,12 +387,12 @@ func TestParseUnsupported(t *testing.T) {
 	t.Parallel()
 	def, probs := parseFile(t, "unsupported.bpmn")
 	tests := []struct{ id, want string }{
-		{"complex", "complexGateway is not supported yet"},
 		{"adhoc", "adHocSubProcess is not supported yet"},
 		{"java", "camunda:class \"com.example.Charge\" is not supported: Workflow++ runs no Java"},
 		{"delegate", "camunda:delegateExpression \"${charger}\" is not supported"},
 		{"dmn", "zeebe:calledDecision (a DMN decision) is not supported yet"},
 		{"chor", "choreography is not supported yet"},
+		{"choreoTask", "choreographyTask is not supported yet"},
 		{"unknown", `unknown BPMN element "frobnicator"`},
 		{"groovy", `script format "groovy" does not run: write the script in JavaScript`},
 	}
@@ -411,7 +411,7 @@ func TestParseUnsupported(t *testing.T) {
 
 	// Placeholders keep the graph whole: the only problems are the unsupported ones.
 	p := def.Main()
-	require.Equal(t, "complexGateway", node(t, p, "complex").Attrs["element"])
+	require.Equal(t, "choreographyTask", node(t, p, "choreoTask").Attrs["element"])
 	for _, v := range model.Validate(def, model.Checks{}) {
 		require.Truef(t, mentions(probs, v.ElementID), "validation problem about an element not reported as unsupported: %s", v)
 	}
@@ -478,11 +478,11 @@ func TestParseProblemsWithoutIDsSayWhere(t *testing.T) {
 	t.Parallel()
 	_, err := bpmn.Parse([]byte(`<definitions xmlns="`+bpmnNS+`">
 <process id="p">
-  <complexGateway/>
+  <choreographyTask/>
 </process></definitions>`), bpmn.Options{})
 	var probs model.Problems
 	require.ErrorAs(t, err, &probs)
-	requireProblem(t, probs, "", "complexGateway (line 3) is not supported yet")
+	requireProblem(t, probs, "", "choreographyTask (line 3) is not supported yet")
 }
 
 func TestParseCallActivity(t *testing.T) {

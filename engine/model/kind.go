@@ -21,6 +21,9 @@ const (
 	KindReceiveTask
 	KindSubProcess
 	KindCallActivity // starts another process as an instance of its own and waits for it
+	// KindComplexGateway joins when its activation condition holds (n of
+	// m branches) and splits like an inclusive gateway.
+	KindComplexGateway
 )
 
 var kindNames = [...]string{
@@ -41,6 +44,7 @@ var kindNames = [...]string{
 	KindReceiveTask:            "receiveTask",
 	KindSubProcess:             "subProcess",
 	KindCallActivity:           "callActivity",
+	KindComplexGateway:         "complexGateway",
 }
 
 // String returns the BPMN element name of the kind, e.g. "exclusiveGateway".
@@ -51,9 +55,9 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// IsGateway reports whether the kind is one of the four gateways.
+// IsGateway reports whether the kind is one of the five gateways.
 func (k Kind) IsGateway() bool {
-	return k >= KindExclusiveGateway && k <= KindEventBasedGateway
+	return k >= KindExclusiveGateway && k <= KindEventBasedGateway || k == KindComplexGateway
 }
 
 // IsActivity reports whether tokens wait on the node for work to finish.

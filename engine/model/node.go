@@ -20,6 +20,9 @@ type Node struct {
 
 	DefaultID string // gateways and activities: the flow taken when no condition holds
 	Default   *Flow
+	// ActivationCondition is when a complex gateway joins: an expression
+	// that sees activationCount, the incoming flows with a token waiting.
+	ActivationCondition string
 
 	// Events.
 	Timer        *Timer

@@ -224,6 +224,15 @@ func (v *validator) node(n *Node) {
 		default:
 			v.add(n.ID, "a %s boundary event cannot run: use a timer, error, message, signal, escalation or conditional boundary event", n.Trigger)
 		}
+	case KindComplexGateway:
+		if in == 0 || out == 0 {
+			v.add(n.ID, "a complexGateway needs at least one incoming and one outgoing sequence flow")
+		}
+		if n.ActivationCondition != "" && v.c.Expression != nil {
+			if err := v.c.Expression(n.ActivationCondition); err != nil {
+				v.add(n.ID, "activationCondition %q: %v", n.ActivationCondition, err)
+			}
+		}
 	case KindExclusiveGateway, KindInclusiveGateway, KindParallelGateway:
 		if in == 0 {
 			v.add(n.ID, "a %s needs at least one incoming sequence flow", n.Kind)
