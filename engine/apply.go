@@ -56,6 +56,8 @@ func (x *instance) do(ctx context.Context, c command) error {
 		err = x.messageArrived(c)
 	case cmdTrigger:
 		err = x.triggered(c)
+	case cmdActivateAdHoc:
+		err = x.activatedAdHoc(c)
 	case cmdSignal:
 		err = x.signalArrived(c)
 	case cmdCompleteTask:
@@ -103,7 +105,7 @@ func (x *instance) reply(c command, err error) reply {
 // resume in the order they came), so that no new work starts until it resumes.
 func holdWhilePaused(k commandKind) bool {
 	switch k {
-	case cmdJobDone, cmdJobFailed, cmdRetry, cmdTimer, cmdMessage, cmdSignal, cmdChildEnded, cmdChildEscalated, cmdTrigger:
+	case cmdJobDone, cmdJobFailed, cmdRetry, cmdTimer, cmdMessage, cmdSignal, cmdChildEnded, cmdChildEscalated, cmdTrigger, cmdActivateAdHoc:
 		return true
 	}
 	return false

@@ -26,6 +26,7 @@ const (
 	cmdChildEnded     // the instance a call activity started ended, or could not start
 	cmdChildEscalated // the instance a call activity started escalated a code it did not catch (name)
 	cmdTrigger        // move the catch waiting at an element (target), by its id
+	cmdActivateAdHoc  // start elements in the running ad-hoc sub-process target
 )
 
 // command is one request to an instance's applier. It is a plain value so
@@ -53,6 +54,7 @@ type command struct {
 	snap        *Snapshot      // cmdLoad: the stored instance
 	child       string         // cmdChildEnded: the called instance
 	childStatus Status         // cmdChildEnded: how it ended
+	elements    []string       // cmdActivateAdHoc: the elements to start
 }
 
 // reply answers a command that a caller waits on.

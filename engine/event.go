@@ -51,6 +51,8 @@ const (
 	EventTriggered            EventType = "triggered"         // Engine.Trigger moved a catch by its element id
 	EventEscalationThrown     EventType = "escalation.thrown" // caught or not: an uncaught escalation is no error
 	EventCompensationThrown   EventType = "compensation.thrown"
+	EventAdHocActivated       EventType = "adhoc.activated"       // an element of an ad-hoc sub-process was started
+	EventAdHocCompleting      EventType = "adhoc.completing"      // an ad-hoc sub-process's completion condition held
 	EventTransactionCancelled EventType = "transaction.cancelled" // a cancel end event: compensation, then the cancel boundary
 	EventDeadLettered         EventType = "job.deadlettered"
 	EventBoundaryTriggered    EventType = "boundary.triggered"

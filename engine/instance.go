@@ -34,6 +34,7 @@ type instance struct {
 	held        []command         // commands that arrived while paused
 	changed     map[string]string // variables changed since conditions were last checked: name → create or update
 	newConds    []uint64          // conditional subscriptions not evaluated yet
+	adhocDirty  []uint64          // ad-hoc scopes in which an activity completed: their completion conditions are due (adhoc.go)
 	compensable []Compensable     // completed activities a compensation can undo (compensation.go)
 	endCode     string            // a called instance ended by a BPMN error it passes to its caller
 	endMsg      string
@@ -90,7 +91,8 @@ type scope struct {
 	vars   map[string]any // its own variables (an instance of a multi-instance sub-process); nil for most
 	// view marks vars as a read view (a compensation event sub-process
 	// sees its sub-process's variables as they were): writes pass through.
-	view bool
+	view  bool
+	adhoc *AdHocState // an ad-hoc sub-process's (adhoc.go); nil for others
 }
 
 // step is a token about to enter a node.
@@ -146,7 +148,7 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 		x.tokens = append(x.tokens, t)
 	}
 	for _, sc := range s.Scopes {
-		x.scopes = append(x.scopes, &scope{id: sc.ID, node: proc.Node(sc.ElementID), parent: sc.Parent, token: sc.Token, vars: sc.Variables, view: sc.View})
+		x.scopes = append(x.scopes, &scope{id: sc.ID, node: proc.Node(sc.ElementID), parent: sc.Parent, token: sc.Token, vars: sc.Variables, view: sc.View, adhoc: sc.AdHoc})
 	}
 	for i := range s.Subscriptions {
 		sub := s.Subscriptions[i]
@@ -187,7 +189,7 @@ func (x *instance) snapshot() *Snapshot {
 	}
 	s.Scopes, s.Subscriptions, s.Incidents, s.Tasks = nil, nil, nil, nil
 	for _, sc := range x.scopes {
-		s.Scopes = append(s.Scopes, ScopeState{ID: sc.id, ElementID: sc.node.ID, Parent: sc.parent, Token: sc.token, Variables: sc.vars, View: sc.view})
+		s.Scopes = append(s.Scopes, ScopeState{ID: sc.id, ElementID: sc.node.ID, Parent: sc.parent, Token: sc.token, Variables: sc.vars, View: sc.view, AdHoc: sc.adhoc})
 	}
 	for _, sub := range x.subs {
 		s.Subscriptions = append(s.Subscriptions, *sub)

@@ -93,7 +93,8 @@ type ScopeState struct {
 	Variables map[string]any `json:"variables,omitempty" bson:"variables,omitempty"`
 	// View: Variables are only read (a compensation event sub-process's
 	// view of its sub-process as it completed); writes go past them.
-	View bool `json:"view,omitempty" bson:"view,omitempty"`
+	View  bool        `json:"view,omitempty" bson:"view,omitempty"`
+	AdHoc *AdHocState `json:"adHoc,omitempty" bson:"adhoc,omitempty"` // an ad-hoc sub-process's state
 }
 
 // Subscription is an armed timer or an open message subscription that moves a token when it fires.

@@ -34,6 +34,9 @@ func (x *instance) drain() {
 		if x.checkConditions() {
 			continue
 		}
+		if len(x.adhocDirty) > 0 && x.checkAdHoc() {
+			continue
+		}
 		if !x.completeScopes() {
 			return
 		}
@@ -142,6 +145,9 @@ func (x *instance) leave(t *token) {
 	x.emit(EventElementCompleted, n, t, nil)
 	if n.Kind.IsActivity() && t.outer == 0 {
 		x.noteCompensable(t, n)
+	}
+	if n.Kind.IsActivity() && t.scope != 0 {
+		x.adHocActivityDone(t.scope)
 	}
 	if len(d.Chosen) == 0 {
 		x.consume(t)
@@ -331,6 +337,13 @@ func (x *instance) completeScopes() bool {
 		sc := x.scopes[i]
 		if x.scopeBusy(sc.id) {
 			continue
+		}
+		if sc.adhoc != nil {
+			if moved, done := x.adHocIdle(sc); moved {
+				return true
+			} else if !done {
+				continue
+			}
 		}
 		x.scopes = append(x.scopes[:i], x.scopes[i+1:]...)
 		x.dropWatchers(sc.id)

@@ -44,6 +44,10 @@ func (x *instance) enterSubProcess(t *token) {
 	x.emit(EventSubProcessEntered, n, t, map[string]any{"scope": sc.id})
 	x.armBoundaries(t)
 	x.armEventSubs(sc.id, n.Body)
+	if n.AdHoc != nil {
+		x.startAdHoc(t, sc)
+		return
+	}
 	if len(n.Body.NoneStarts()) == 0 { // an implicit start: every node no flow enters
 		for _, s := range starts {
 			x.work = append(x.work, step{tok: x.newToken(sc.id), node: s})

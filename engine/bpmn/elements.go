@@ -30,6 +30,7 @@ var nodeKinds = map[string]model.Kind{
 	"receiveTask":            model.KindReceiveTask,
 	"subProcess":             model.KindSubProcess,
 	"transaction":            model.KindSubProcess,
+	"adHocSubProcess":        model.KindSubProcess,
 	"callActivity":           model.KindCallActivity,
 	"complexGateway":         model.KindComplexGateway,
 }
@@ -188,6 +189,17 @@ func (c *converter) node(e *element) *model.Node {
 	if name != n.Kind.String() {
 		n.Attrs = map[string]string{"element": name} // sendTask, businessRuleTask, manualTask
 	}
+	if name == "adHocSubProcess" {
+		n.AdHoc = &model.AdHoc{
+			CancelRemaining: e.attr("", "cancelRemainingInstances") != "false",
+			Sequential:      e.attr("", "ordering") == "Sequential",
+		}
+		for _, z := range e.extensions(nsZeebe) {
+			if z.name.Local == "adHoc" {
+				n.AdHoc.ActiveElements = z.attr("", "activeElementsCollection")
+			}
+		}
+	}
 	c.children(n, e)
 	switch n.Kind {
 	case model.KindBoundaryEvent:
@@ -238,6 +250,8 @@ func (c *converter) children(n *model.Node, e *element) {
 			c.standardLoop(n, child)
 		case name == "activationCondition" && n.Kind == model.KindComplexGateway:
 			n.ActivationCondition = c.condition(n.ID, child)
+		case name == "completionCondition" && n.AdHoc != nil:
+			n.AdHoc.Completion = c.condition(n.ID, child)
 		case unsupportedChildren[name] != "":
 			c.unsupportedChild(n.ID, child)
 		case ignoredInNode[name]:
@@ -267,7 +281,8 @@ func (c *converter) children(n *model.Node, e *element) {
 // which a sub-process holds besides its flow elements.
 func isFlowNodeChild(name string) bool {
 	return ignoredInNode[name] || eventDefinitions[name] || unsupportedChildren[name] != "" ||
-		name == "multiInstanceLoopCharacteristics" || name == "standardLoopCharacteristics"
+		name == "multiInstanceLoopCharacteristics" || name == "standardLoopCharacteristics" ||
+		name == "completionCondition" // of an ad-hoc sub-process
 }
 
 // isScopeChild reports whether name is a flow element or another child of a

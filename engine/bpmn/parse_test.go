@@ -387,7 +387,7 @@ func TestParseUnsupported(t *testing.T) {
 	t.Parallel()
 	def, probs := parseFile(t, "unsupported.bpmn")
 	tests := []struct{ id, want string }{
-		{"adhoc", "adHocSubProcess is not supported yet"},
+		{"adhoc", "callChoreography is not supported yet"},
 		{"java", "camunda:class \"com.example.Charge\" is not supported: Workflow++ runs no Java"},
 		{"delegate", "camunda:delegateExpression \"${charger}\" is not supported"},
 		{"dmn", "zeebe:calledDecision (a DMN decision) is not supported yet"},

@@ -25,7 +25,6 @@ type placeholder struct {
 }
 
 var unsupportedFlowElements = map[string]placeholder{
-	"adHocSubProcess":        {model.KindTask, "use user tasks behind a parallel or inclusive gateway"},
 	"implicitThrowEvent":     {model.KindIntermediateThrowEvent, "implicit throw events belong to choreographies: use an intermediate throw event"},
 	"choreographyTask":       {model.KindTask, choreographyHint},
 	"subChoreography":        {model.KindTask, choreographyHint},

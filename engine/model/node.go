@@ -77,6 +77,8 @@ type Node struct {
 	// reaches it; its start event's trigger starts it inside the scope
 	// that holds it.
 	EventSub bool
+	// AdHoc makes a sub-process ad hoc: its activities start on demand.
+	AdHoc *AdHoc
 	// Transaction marks a transaction sub-process: a cancel end event in it
 	// compensates its completed activities, ends it and takes its cancel
 	// boundary event.
@@ -248,6 +250,20 @@ type StandardLoop struct {
 	Condition  string
 	TestBefore bool
 	Maximum    int
+}
+
+// AdHoc is how an ad-hoc sub-process runs. Its activities (the nodes of its
+// body no flow enters) start on demand: those ActiveElements lists when it
+// is entered, and those Engine.ActivateAdHoc names while it runs, all at
+// once or, when Sequential, one after another. Each time one of its paths
+// ends, Completion is evaluated: when it holds, the sub-process completes,
+// cancelling what still runs when CancelRemaining. Without Completion it
+// completes when what was started has ended.
+type AdHoc struct {
+	ActiveElements  string // expression giving a list of element ids (zeebe:adHoc activeElementsCollection)
+	Completion      string // completionCondition
+	CancelRemaining bool   // cancelRemainingInstances (default true)
+	Sequential      bool   // ordering="Sequential"
 }
 
 // MultiInstance makes an activity run once per item of a collection (or a

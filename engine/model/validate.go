@@ -54,6 +54,9 @@ func (v *validator) scope(s *Scope) {
 	switch {
 	case s.Owner != nil && s.Owner.EventSub:
 		v.eventSub(s)
+	case s.Owner != nil && s.Owner.AdHoc != nil:
+		owner = s.Owner.ID
+		starts = v.adHoc(s)
 	case s.Owner != nil:
 		owner = s.Owner.ID
 		if len(s.Nodes) == 0 {
@@ -80,6 +83,35 @@ func (v *validator) scope(s *Scope) {
 			v.scope(n.Body)
 		}
 	}
+}
+
+// adHoc checks the body of an ad-hoc sub-process and returns the nodes it
+// starts on demand: no start or end events, at least one activity.
+func (v *validator) adHoc(s *Scope) []*Node {
+	n := s.Owner
+	activities := 0
+	for _, m := range s.Nodes {
+		switch {
+		case m.Kind == KindStartEvent:
+			v.add(m.ID, "an ad-hoc sub-process has no start events: its activities start on demand; remove it")
+		case m.Kind == KindEndEvent:
+			v.add(m.ID, "an ad-hoc sub-process has no end events: a path in it ends where its flows end; remove it")
+		case m.Kind.IsActivity() && !m.ForCompensation:
+			activities++
+		}
+	}
+	if activities == 0 {
+		v.add(n.ID, "an ad-hoc sub-process needs at least one activity to start")
+	}
+	if v.c.Expression != nil {
+		if c := n.AdHoc.Completion; c != "" {
+			if err := v.c.Expression(c); err != nil {
+				v.add(n.ID, "completionCondition %q: %v", c, err)
+			}
+		}
+	}
+	v.expr(n.ID, "activeElementsCollection", n.AdHoc.ActiveElements)
+	return s.ImplicitStarts()
 }
 
 // eventSub checks the body of an event sub-process: one start event, whose

@@ -109,6 +109,7 @@ func (s *Service) Routes(api fiber.Router) {
 	api.Post("/instances/:id/variables", operator, vars, s.setVariables)
 	api.Post("/instances/:id/modify", operator, vars, s.modifyInstance)
 	api.Post("/instances/:id/trigger", events, vars, s.triggerElement)
+	api.Post("/instances/:id/adhoc/:elementId/activate", events, vars, s.activateAdHoc)
 
 	api.Get("/filters", s.listFilters)
 	api.Post("/filters", s.SaveFilter)

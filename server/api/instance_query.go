@@ -161,6 +161,37 @@ func (s *Service) modifyInstance(c *fiber.Ctx) error {
 	return c.JSON(ViewOf(snap))
 }
 
+type adHocBody struct {
+	Elements  []string       `json:"elements"`
+	Variables map[string]any `json:"variables"`
+}
+
+// activateAdHoc is POST /api/v1/instances/:id/adhoc/:elementId/activate
+// {"elements", "variables"}: starts elements of the running ad-hoc
+// sub-process; 400 for an element it cannot start, 404 when it does not
+// run, 409 when it is completing.
+func (s *Service) activateAdHoc(c *fiber.Ctx) error {
+	var b adHocBody
+	if err := Decode(c, &b); err != nil {
+		return err
+	}
+	if len(b.Elements) == 0 {
+		return BadRequest("field \"elements\" is missing or empty: name the elements of the ad-hoc sub-process to start")
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	if _, err := s.ReadInstance(ctx, identity.CurrentUser(c), c.Params("id")); err != nil {
+		return err
+	}
+	snap, err := s.eng.ActivateAdHoc(ctx, c.Params("id"), c.Params("elementId"), b.Elements, b.Variables)
+	if err != nil {
+		return err
+	}
+	s.log.Info("ad-hoc elements activated", "instance_id", snap.ID, "element_id", c.Params("elementId"), "elements", b.Elements,
+		"user", ActorOf(c).Name, "correlation_id", CorrelationID(c))
+	return c.JSON(ViewOf(snap))
+}
+
 type triggerBody struct {
 	ElementID string         `json:"elementId"`
 	Variables map[string]any `json:"variables"`
