@@ -651,3 +651,53 @@ func TestBrowserImportsMIWG(t *testing.T) {
 		t.Logf("%s: %s", filepath.Base(f), result)
 	}
 }
+
+// TestBrowserComplexGatewayAndAdHoc: a complex gateway's activation
+// condition and an ad-hoc sub-process's ordering are set in the
+// Workflow++ group (its active elements in the panel's own ad-hoc group),
+// and the deployed process runs as they say.
+func TestBrowserComplexGatewayAndAdHoc(t *testing.T) {
+	srv := startLiveServer(t)
+	b := newBrowser(t)
+	file, err := filepath.Abs("testdata/browser_adhoc.bpmn")
+	require.NoError(t, err)
+	group := `[data-group-id="group-workflowpp"]`
+	field := func(name string) string { return fmt.Sprintf(`%s [data-entry-id="wf-%s"]`, group, name) }
+	openGroup := js(`(() => {
+			const g = document.querySelector('[data-group-id="group-workflowpp"]');
+			if (!g.querySelector('.bio-properties-panel-group-entries.open')) g.querySelector('.bio-properties-panel-group-header').click();
+		})()`)
+	b.run(b.ctx, "import, set the join's activation condition and the ad-hoc ordering, deploy",
+		chromedp.Navigate(srv.url+"/designer"),
+		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
+		chromedp.SetUploadFiles(`#file-input`, []string{file}),
+		chromedp.WaitVisible(`.djs-element[data-element-id="join"]`),
+		selectShape("join"),
+		chromedp.WaitVisible(group),
+		openGroup,
+		chromedp.WaitVisible(field("activationCondition")+` input`),
+		chromedp.SendKeys(field("activationCondition")+` input`, "activationCount >= 2"),
+		waitJS(`(() => { const c = wfpp.modeler.get('elementRegistry').get('join').businessObject.activationCondition;
+			return c && c.body === 'activationCount >= 2'; })()`),
+		selectShape("work"),
+		chromedp.WaitVisible(`[data-group-id="group-activeElements"]`),
+		openGroup,
+		chromedp.WaitVisible(field("ordering")+` select`),
+		chromedp.SetValue(field("ordering")+` select`, "Sequential"),
+		js(`document.querySelector('[data-entry-id="wf-ordering"] select').dispatchEvent(new Event('change', {bubbles: true}))`),
+		waitJS(`wfpp.modeler.get('elementRegistry').get('work').businessObject.ordering === 'Sequential'`),
+		chromedp.Click(`#btn-deploy`),
+		chromedp.WaitVisible(`#deployed-link`),
+	)
+	ctx := context.Background()
+	_, def, err := srv.eng.Definition(ctx, "browser_adhoc", 0)
+	require.NoError(t, err)
+	require.Equal(t, "activationCount >= 2", def.Main().Node("join").ActivationCondition)
+	require.True(t, def.Main().Node("work").AdHoc.Sequential)
+	inst, _, err := srv.eng.Start(ctx, engine.StartRequest{Definition: "browser_adhoc"})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		snap, err := srv.eng.Instance(ctx, inst.ID)
+		return err == nil && snap.Status == engine.StatusCompleted && fmt.Sprint(snap.Variables["log"]) == "[x y]"
+	}, 10*time.Second, 10*time.Millisecond, "both branches joined, then x and y ran one after the other")
+}

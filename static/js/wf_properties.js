@@ -90,6 +90,42 @@ function LoopField(props) {
   return h(TextFieldEntry, { element, id, label: field.label, description: field.description, getValue, setValue, debounce });
 }
 
+// BPMN attributes of elements the Zeebe panel has no field for: the
+// complex gateway's activation condition and an ad-hoc sub-process's
+// ordering (its activeElementsCollection, completion condition and
+// cancelRemainingInstances are in the panel's own "Ad-hoc" group).
+const bpmnFields = [
+  { name: 'activationCondition', types: ['bpmn:ComplexGateway'], label: 'Activation condition', expression: true,
+    description: 'Joins when this holds (JavaScript, or =FEEL); activationCount is the incoming flows with a token, e.g. activationCount >= 2. Outgoing conditions may read waitingForStart.' },
+  { name: 'ordering', types: ['bpmn:AdHocSubProcess'], label: 'Ordering', options: ['Parallel', 'Sequential'],
+    description: 'Sequential: the activities started run one after another' },
+];
+
+function BpmnField(props) {
+  const { element, id, field, bo } = props;
+  const modeling = useService('modeling');
+  const bpmnFactory = useService('bpmnFactory');
+  const debounce = useService('debounceInput');
+  const getValue = () => {
+    const v = bo.get(field.name);
+    if (field.expression) return v ? v.body || '' : '';
+    return v || (field.options ? field.options[0] : '');
+  };
+  const setValue = (value) => {
+    const v = field.expression
+      ? (value ? bpmnFactory.create('bpmn:FormalExpression', { body: value }) : undefined)
+      : value || undefined;
+    modeling.updateModdleProperties(element, bo, { [field.name]: v });
+  };
+  if (field.options) {
+    return h(SelectEntry, {
+      element, id, label: field.label, description: field.description, getValue, setValue,
+      getOptions: () => field.options.map((o) => ({ value: o, label: o })),
+    });
+  }
+  return h(TextFieldEntry, { element, id, label: field.label, description: field.description, getValue, setValue, debounce });
+}
+
 class WfPropertiesProvider {
   constructor(propertiesPanel) {
     propertiesPanel.registerProvider(400, this);
@@ -103,6 +139,10 @@ class WfPropertiesProvider {
         id: `wf-${field.name}`, component: Field, field, bo,
         isEdited: field.options ? isSelectEntryEdited : isTextFieldEntryEdited,
       }));
+      entries.push(...bpmnFields.filter((f) => f.types.some((t) => bo.$instanceOf(t))).map((field) => ({
+        id: `wf-${field.name}`, component: BpmnField, field, bo,
+        isEdited: field.options ? isSelectEntryEdited : isTextFieldEntryEdited,
+      })));
       const lc = bo.get && bo.get('loopCharacteristics');
       if (lc && lc.$type === 'bpmn:StandardLoopCharacteristics') {
         entries.push(...loopFields.map((field) => ({
