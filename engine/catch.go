@@ -33,6 +33,9 @@ func (x *instance) subscribe(t *token, n *model.Node) error {
 		x.armTimer(sub)
 	case n.Trigger == model.TriggerMultiple:
 		for _, alt := range n.Alternatives {
+			if alt.Trigger == model.TriggerError || alt.Trigger == model.TriggerEscalation {
+				continue // found when one is thrown (throwError, escalate)
+			}
 			if err := x.subscribe(t, alt); err != nil {
 				return err
 			}
@@ -223,7 +226,7 @@ func (x *instance) removeSubscription(s *Subscription) {
 // rearm schedules the next cycle of a repeating timer.
 func (x *instance) rearm(t *token, s *Subscription, n *model.Node) {
 	x.removeSubscription(s)
-	next, err := nextCycle(n.Timer, *s.Timer, x)
+	next, err := nextCycle(n.Definition(model.TriggerTimer).Timer, *s.Timer, x)
 	if err != nil {
 		return
 	}

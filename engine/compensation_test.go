@@ -130,3 +130,13 @@ func TestCompensationEventSubProcess(t *testing.T) {
 	require.EqualValues(t, 99, snap.Variables["price"])
 	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "freeSeat"), "the seat was undone once")
 }
+
+func TestCompensationInAMultipleThrow(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(bookingProcess(`<intermediateThrowEvent id="undo"><signalEventDefinition/><compensateEventDefinition/></intermediateThrowEvent>`))
+	inst := h.start("trip", map[string]any{"n": 1})
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, []any{"cancel flight-2", "cancel hotel-1"}, snap.Variables["undone"], "its compensation definition undid both")
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "e"))
+}

@@ -34,7 +34,7 @@ func (x *instance) checkConditions() bool {
 		if n == nil || t == nil || (!slices.Contains(fresh, s.ID) && !listensTo(n, changed)) {
 			continue
 		}
-		holds, err := x.conditionHolds(t, n)
+		holds, err := x.conditionHolds(t, n.Definition(model.TriggerConditional))
 		if err != nil {
 			x.removeSubscription(s)
 			x.incidentAt(t, "condition", err.Error(), phaseEnter)
@@ -55,6 +55,7 @@ func (x *instance) checkConditions() bool {
 // listensTo reports whether conditional event n is evaluated again after
 // the changes.
 func listensTo(n *model.Node, changed map[string]string) bool {
+	n = n.Definition(model.TriggerConditional)
 	for name, kind := range changed {
 		if (len(n.VariableNames) == 0 || slices.Contains(n.VariableNames, name)) &&
 			(len(n.VariableEvents) == 0 || slices.Contains(n.VariableEvents, kind)) {
@@ -102,10 +103,11 @@ func (e *Engine) StartByConditions(ctx context.Context, vars map[string]any, bus
 			continue
 		}
 		for _, s := range main.Starts() {
-			if s.Trigger != model.TriggerConditional || s.Condition == "" {
+			c := s.Definition(model.TriggerConditional)
+			if c == nil || c.Condition == "" {
 				continue
 			}
-			prog, err := compileExpr(s.Condition)
+			prog, err := compileExpr(c.Condition)
 			if err != nil {
 				return started, fmt.Errorf("start condition of %q in %s: %w", s.ID, rec.ID, err)
 			}

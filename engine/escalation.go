@@ -31,7 +31,7 @@ func (x *instance) escalate(scopeID uint64, holder *token, act *model.Node, code
 		if act != nil && holder != nil {
 			holder = x.activityToken(holder)
 			if b := escalationBoundary(act, code); b != nil {
-				x.setVars(map[string]any{cmp.Or(b.EscalationCodeVariable, "escalationCode"): code})
+				x.setVars(map[string]any{cmp.Or(b.Definition(model.TriggerEscalation).EscalationCodeVariable, "escalationCode"): code})
 				x.emit(EventBoundaryTriggered, b, holder, map[string]any{"interrupting": b.Interrupting, "escalation": code})
 				if b.Interrupting {
 					x.interrupt(holder)
@@ -48,7 +48,7 @@ func (x *instance) escalate(scopeID uint64, holder *token, act *model.Node, code
 			if st.Interrupting {
 				x.clearScope(scopeID)
 			}
-			x.startEventSub(scopeID, es, map[string]any{cmp.Or(st.EscalationCodeVariable, "escalationCode"): code})
+			x.startEventSub(scopeID, es, map[string]any{cmp.Or(st.Definition(model.TriggerEscalation).EscalationCodeVariable, "escalationCode"): code})
 			return st.Interrupting
 		}
 		if scopeID == 0 {
@@ -87,8 +87,9 @@ func (x *instance) childEscalated(c command) {
 }
 
 // throwAll throws every definition of a multiple throw or end event n: its
-// signals and escalations. It reports whether an interrupting catch of an
-// escalation ended token t.
+// signals and escalations, then its compensation. It reports whether t is
+// taken care of: ended by an interrupting catch of an escalation, or
+// waiting for the compensation, which moves it on when done.
 func (x *instance) throwAll(t *token, n *model.Node) bool {
 	for _, alt := range n.Alternatives {
 		switch alt.Trigger {
@@ -99,6 +100,10 @@ func (x *instance) throwAll(t *token, n *model.Node) bool {
 				return true
 			}
 		}
+	}
+	if c := n.Definition(model.TriggerCompensation); c != nil {
+		x.compensate(t, c)
+		return true
 	}
 	return false
 }

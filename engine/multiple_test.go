@@ -74,3 +74,65 @@ func TestMultipleThrowAndStart(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, started, 1, "the signal was thrown, and a multiple start started on it")
 }
+
+// TestMultipleCatchConditionalAndCycle: a non-interrupting multiple boundary
+// event fires on its conditional definition and repeats on its cycle.
+func TestMultipleCatchConditionalAndCycle(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="p" isExecutable="true">
+    <startEvent id="s"/><userTask id="work"/><endEvent id="e"/>
+    <boundaryEvent id="nudge" attachedToRef="work" cancelActivity="false">
+      <conditionalEventDefinition><condition>urgent === true</condition></conditionalEventDefinition>
+      <timerEventDefinition><timeCycle>R/PT1H</timeCycle></timerEventDefinition>
+    </boundaryEvent>
+    <scriptTask id="count" scriptFormat="javascript"><script>return {nudges: (typeof nudges === 'number' ? nudges : 0) + 1}</script></scriptTask>
+    <endEvent id="ne"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="work"/><sequenceFlow id="f2" sourceRef="work" targetRef="e"/>
+    <sequenceFlow id="f3" sourceRef="nudge" targetRef="count"/><sequenceFlow id="f4" sourceRef="count" targetRef="ne"/></process>`))
+	inst := h.start("p", map[string]any{"urgent": false})
+	h.advance(time.Hour)
+	h.advance(time.Hour)
+	require.EqualValues(t, 2, h.instance(inst.ID).Variables["nudges"], "the cycle fired twice")
+	_, err := h.e.SetVariables(h.ctx, inst.ID, "", map[string]any{"urgent": true})
+	require.NoError(t, err)
+	h.idle()
+	require.EqualValues(t, 3, h.instance(inst.ID).Variables["nudges"], "the condition became true")
+	h.complete(inst.ID, "work", nil)
+	h.requireStatus(inst.ID, engine.StatusCompleted)
+}
+
+// TestMultipleBoundaryCatchesAnError: a multiple boundary event catches by
+// its error definition.
+func TestMultipleBoundaryCatchesAnError(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(multipleDefs + `<error id="boom" errorCode="BOOM"/><process id="p" isExecutable="true">
+    <startEvent id="s"/>
+    <subProcess id="sub"><startEvent id="ss"/><endEvent id="fail"><errorEventDefinition errorRef="boom"/></endEvent><sequenceFlow id="sf" sourceRef="ss" targetRef="fail"/></subProcess>
+    <boundaryEvent id="caught" attachedToRef="sub"><messageEventDefinition messageRef="go"/><errorEventDefinition errorRef="boom"/></boundaryEvent>
+    <endEvent id="e"/><endEvent id="handled"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="sub"/><sequenceFlow id="f2" sourceRef="sub" targetRef="e"/>
+    <sequenceFlow id="f3" sourceRef="caught" targetRef="handled"/></process>`))
+	inst := h.start("p", nil)
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, "BOOM", snap.Variables["errorCode"])
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "handled"))
+}
+
+// TestMultipleStartByTimer: a multiple start event of a process starts on
+// its timer definition as well as its message.
+func TestMultipleStartByTimer(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(multipleDefs + `<process id="ticker" isExecutable="true">
+    <startEvent id="st"><messageEventDefinition messageRef="go"/><timerEventDefinition><timeCycle>R2/PT1H</timeCycle></timerEventDefinition></startEvent>
+    <endEvent id="e"/><sequenceFlow id="f1" sourceRef="st" targetRef="e"/></process>`))
+	h.advance(time.Hour)
+	h.advance(time.Hour)
+	h.advance(time.Hour)
+	h.idle()
+	page, _, err := h.store.Instances(h.ctx, engine.InstanceFilter{DefinitionKey: "ticker"})
+	require.NoError(t, err)
+	require.Len(t, page, 2, "R2: two starts by the timer")
+}

@@ -199,8 +199,8 @@ func (e *Engine) scheduleStarts(rec DefinitionRecord, def *model.Definition) {
 		return
 	}
 	for _, s := range proc.Starts() {
-		if s.Trigger == model.TriggerTimer && s.Timer != nil {
-			e.armStartTimer(rec, s, e.clock.Now(), -2)
+		if tm := s.Definition(model.TriggerTimer); tm != nil && tm.Timer != nil {
+			e.armStartTimer(rec, tm, e.clock.Now(), -2) // a multiple start's timer has the start's id
 		}
 	}
 }

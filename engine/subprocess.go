@@ -116,14 +116,15 @@ func (x *instance) throwError(t *token, n *model.Node, code, message string) {
 					x.removeToken(t)
 				}
 				x.interrupt(holder)
-				x.setVars(map[string]any{cmp.Or(b.ErrorCodeVariable, "errorCode"): code, cmp.Or(b.ErrorMessageVariable, "errorMessage"): message})
+				d := b.Definition(model.TriggerError)
+				x.setVars(map[string]any{cmp.Or(d.ErrorCodeVariable, "errorCode"): code, cmp.Or(d.ErrorMessageVariable, "errorMessage"): message})
 				x.work = append(x.work, step{tok: holder, node: b})
 				return
 			}
 			scopeID = holder.scope
 		}
 		if es := eventSubFor(x.scopeModel(scopeID), model.TriggerError, code); es != nil {
-			st := es.EventStart()
+			st := es.EventStart().Definition(model.TriggerError)
 			x.clearScope(scopeID) // an error start always interrupts; the thrower goes with the rest
 			x.startEventSub(scopeID, es, map[string]any{cmp.Or(st.ErrorCodeVariable, "errorCode"): code, cmp.Or(st.ErrorMessageVariable, "errorMessage"): message})
 			return
@@ -174,10 +175,11 @@ func errorBoundary(act *model.Node, code string) *model.Node {
 func catcher(events []*model.Node, trigger model.Trigger, code string) *model.Node {
 	var all *model.Node
 	for _, ev := range events {
-		if ev.Trigger != trigger {
+		d := ev.Definition(trigger) // a multiple event catches by any of its definitions
+		if d == nil {
 			continue
 		}
-		switch caught := ev.CaughtCode(); {
+		switch caught := d.CaughtCode(); {
 		case caught == code && code != "":
 			return ev
 		case caught == "" && all == nil:

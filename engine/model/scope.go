@@ -81,6 +81,22 @@ func (n *Node) CompensationEventSub() *Node {
 	return nil
 }
 
+// Definition is the part of event n that has trigger tr: n itself, or the
+// first of a multiple event's alternatives with it; nil when none has.
+func (n *Node) Definition(tr Trigger) *Node {
+	if n.Trigger == tr {
+		return n
+	}
+	if n.Trigger == TriggerMultiple {
+		for _, alt := range n.Alternatives {
+			if alt.Trigger == tr {
+				return alt
+			}
+		}
+	}
+	return nil
+}
+
 // CaughtCode is the code an error or escalation catch catches ("": all).
 func (n *Node) CaughtCode() string {
 	if n.Trigger == TriggerEscalation {

@@ -340,15 +340,24 @@ func (v *validator) trigger(n *Node) {
 		// throw reaches no one (engine/signal.go).
 	case TriggerMultiple:
 		throws := n.Kind == KindIntermediateThrowEvent || n.Kind == KindEndEvent
+		if n.ParallelMultiple && n.Kind == KindStartEvent && (n.Scope == nil || n.Scope.Owner == nil) {
+			v.add(n.ID, "a parallel multiple start event of a process is not supported: start on any one definition (parallelMultiple=\"false\") and wait for the others with a parallel multiple catch event after it")
+		}
 		for _, alt := range n.Alternatives {
-			processStart := n.Kind == KindStartEvent && (n.Scope == nil || n.Scope.Owner == nil)
+			// Errors and escalations are caught only where an activity or a
+			// scope ends up throwing them: boundary events and event
+			// sub-process starts.
+			catchesThrown := n.Kind == KindBoundaryEvent || n.Kind == KindStartEvent && n.Scope != nil && n.Scope.Owner != nil && n.Scope.Owner.EventSub
 			switch {
-			case throws && (alt.Trigger == TriggerSignal || alt.Trigger == TriggerEscalation):
-			case !throws && (alt.Trigger == TriggerMessage || alt.Trigger == TriggerSignal):
-			case !throws && !processStart && alt.Trigger == TriggerTimer && (alt.Timer == nil || alt.Timer.Kind != TimerCycle):
+			case throws && (alt.Trigger == TriggerSignal || alt.Trigger == TriggerEscalation || alt.Trigger == TriggerCompensation):
+			case !throws && (alt.Trigger == TriggerMessage || alt.Trigger == TriggerSignal || alt.Trigger == TriggerTimer || alt.Trigger == TriggerConditional):
+			case !throws && catchesThrown && (alt.Trigger == TriggerError || alt.Trigger == TriggerEscalation):
 			default:
-				v.add(n.ID, "a %s definition in an event with several definitions is not supported yet: use message, signal and timer (not cycles) to catch, signal and escalation to throw", alt.Trigger)
+				v.add(n.ID, "a %s definition in this event with several definitions is not supported: catch with message, signal, timer and conditional definitions (error and escalation on boundary events and event sub-process starts), throw signals, escalations and compensation", alt.Trigger)
 				continue
+			}
+			if n.ParallelMultiple && (alt.Trigger == TriggerError || alt.Trigger == TriggerEscalation) {
+				v.add(n.ID, "a parallel multiple event cannot wait for a %s as well: an error or escalation is caught the moment it is thrown", alt.Trigger)
 			}
 			v.trigger(alt)
 		}
