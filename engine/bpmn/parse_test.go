@@ -622,9 +622,9 @@ func TestParseMultipleEvents(t *testing.T) {
 	require.True(t, node(t, def.Main(), "all").ParallelMultiple)
 
 	def, err = bpmn.Parse([]byte(`<definitions xmlns="`+bpmnNS+`"><process id="p"><startEvent id="st"/>
-  <intermediateCatchEvent id="odd"><messageEventDefinition/><conditionalEventDefinition><condition>x</condition></conditionalEventDefinition></intermediateCatchEvent>
+  <intermediateCatchEvent id="odd"><messageEventDefinition/><errorEventDefinition/></intermediateCatchEvent>
   <sequenceFlow id="f1" sourceRef="st" targetRef="odd"/></process></definitions>`), bpmn.Options{})
 	require.NoError(t, err)
 	probs := model.Validate(def, model.Checks{})
-	requireProblem(t, probs, "odd", "a conditional definition in an event with several definitions is not supported yet")
+	requireProblem(t, probs, "odd", "this event with several definitions cannot have a definition of kind error")
 }

@@ -353,7 +353,7 @@ func (v *validator) trigger(n *Node) {
 			case !throws && (alt.Trigger == TriggerMessage || alt.Trigger == TriggerSignal || alt.Trigger == TriggerTimer || alt.Trigger == TriggerConditional):
 			case !throws && catchesThrown && (alt.Trigger == TriggerError || alt.Trigger == TriggerEscalation):
 			default:
-				v.add(n.ID, "a %s definition in this event with several definitions is not supported: catch with message, signal, timer and conditional definitions (error and escalation on boundary events and event sub-process starts), throw signals, escalations and compensation", alt.Trigger)
+				v.add(n.ID, "this event with several definitions cannot have a definition of kind %s: catch with message, signal, timer and conditional definitions (error and escalation on boundary events and event sub-process starts), throw signals, escalations and compensation", alt.Trigger)
 				continue
 			}
 			if n.ParallelMultiple && (alt.Trigger == TriggerError || alt.Trigger == TriggerEscalation) {
