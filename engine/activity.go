@@ -42,7 +42,8 @@ func (x *instance) dispatch(t *token) {
 		defKey: x.head.DefinitionKey, vars: x.sharedVars(t), listener: t.listener,
 	}
 	fx := &x.p.effects
-	if (j.listener == nil && x.e.handlers.has(j.node)) || x.e.cfg.Unhandled == JobsNoop {
+	if (j.listener == nil && x.e.handlers.has(j.node)) || (j.listener != nil && j.listener.Exec && x.e.handlers.get(j.listener.Type) != nil) ||
+		x.e.cfg.Unhandled == JobsNoop {
 		t.external = false
 		fx.jobs = append(fx.jobs, j)
 		return

@@ -260,6 +260,6 @@ func (x *instance) interrupt(t *token) {
 		}
 	}
 	x.emit(EventElementTerminated, t.node, t, nil)
-	t.local, t.taskID, t.due, t.job, t.loops = nil, "", nil, 0, 0 // a late result of the interrupted job is stale
+	t.local, t.taskID, t.due, t.job, t.loops, t.listener = nil, "", nil, 0, 0, nil // a late result of the interrupted job is stale
 	t.status = TokenActive
 }

@@ -7,13 +7,17 @@ import (
 	"github.com/workflowpp/wfpp/engine/script"
 )
 
-// Execution listeners (Camunda 7 camunda:executionListener with a
+// Execution listeners. Camunda 7 ones (camunda:executionListener with a
 // JavaScript script) run in the applier when a token starts a node (before
 // its work) or ends it (before it moves on). A script reads variables
 // (variables, execution.getVariable) and sets them (execution.setVariable,
 // or by returning an object); one that throws, or runs out of its budget,
 // stops the token with an incident, and retrying it runs the listeners
-// again.
+// again. Camunda 8 ones (zeebe:executionListener) are jobs of their type,
+// served by a handler registered for it or an external worker like any
+// job (retries and incidents included): the token waits for each in turn
+// when it starts the node (before the node's work) and when it ends it
+// (before it moves on); the variables a job returns are set.
 
 const execListenerPrelude = `
 var __set = {};
@@ -65,4 +69,45 @@ func (x *instance) runExecListener(t *token, l model.ExecListener) error {
 		x.emit(EventVariablesChanged, t.node, t, map[string]any{"variables": keys(set), "by": l.Event + " listener"})
 	}
 	return nil
+}
+
+// awaitExecJobs starts the index-th execution listener job of event on
+// token t's node and reports whether t now waits for it (false: none left).
+func (x *instance) awaitExecJobs(t *token, event string, index int) bool {
+	var ls []model.JobListener
+	for _, l := range t.node.ExecJobs {
+		if l.Event == event {
+			ls = append(ls, l)
+		}
+	}
+	if index >= len(ls) {
+		return false
+	}
+	typ, err := x.evalString(x.evalVars(t), ls[index].Type)
+	if err != nil {
+		x.incidentAt(t, "listener", fmt.Sprintf("job type of the %s listener of %q: %v", event, t.node.ID, err), phaseEnter)
+		return true
+	}
+	t.listener = &PendingTransition{Event: event, Index: index, Type: typ, Exec: true}
+	x.startListenerJob(t)
+	return true
+}
+
+// execJobDone takes an execution listener job's result and starts the next
+// one, or goes on with the node.
+func (x *instance) execJobDone(t *token, result map[string]any) {
+	l := t.listener
+	t.listener, t.status = nil, TokenActive
+	if len(result) > 0 {
+		x.setVarsAt(t, result)
+		x.emit(EventVariablesChanged, t.node, t, map[string]any{"variables": keys(result), "by": l.Event + " listener"})
+	}
+	if x.awaitExecJobs(t, l.Event, l.Index+1) {
+		return
+	}
+	if l.Event == model.ListenStart {
+		x.begin(t)
+		return
+	}
+	x.proceed(t)
 }

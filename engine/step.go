@@ -56,6 +56,15 @@ func (x *instance) enter(t *token, n *model.Node, via *model.Flow) {
 	if len(n.ExecListeners) > 0 && !x.runExecListeners(t, model.ListenStart) {
 		return
 	}
+	if len(n.ExecJobs) > 0 && x.awaitExecJobs(t, model.ListenStart, 0) {
+		return // begin runs when the listeners' jobs are done
+	}
+	x.begin(t)
+}
+
+// begin does what the token's node does, its start listeners done.
+func (x *instance) begin(t *token) {
+	n := t.node
 	if n.Loop != nil && t.outer == 0 {
 		x.enterMultiInstance(t)
 		return
@@ -112,8 +121,17 @@ func (x *instance) enter(t *token, n *model.Node, via *model.Flow) {
 }
 
 // leave completes the token's node and sends it (and copies of it) along the
-// chosen outgoing flows. No outgoing flow is an implicit end.
+// chosen outgoing flows, once its end listeners' jobs are done. No
+// outgoing flow is an implicit end.
 func (x *instance) leave(t *token) {
+	if len(t.node.ExecJobs) > 0 && x.awaitExecJobs(t, model.ListenEnd, 0) {
+		return // proceed runs when they are done
+	}
+	x.proceed(t)
+}
+
+// proceed is leave after the end listeners' jobs.
+func (x *instance) proceed(t *token) {
 	n := t.node
 	if n.Repeat != nil && t.loops > 0 && x.runAgain(t) {
 		return

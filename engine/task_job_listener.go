@@ -22,9 +22,15 @@ type PendingTransition struct {
 	Completion *Completion `json:"completion,omitempty" bson:"completion,omitempty"`
 	Assignment *Assignment `json:"assignment,omitempty" bson:"assignment,omitempty"`
 	Detached   bool        `json:"-" bson:"-"`
+	// Exec marks an execution listener's job (exec_listener.go): Event is
+	// start or end of the token's node, and there is no task.
+	Exec bool `json:"exec,omitempty" bson:"exec,omitempty"`
 }
 
 func (l *PendingTransition) headers() map[string]string {
+	if l.Exec {
+		return map[string]string{"eventType": l.Event, "listenerIndex": strconv.Itoa(l.Index)}
+	}
 	return map[string]string{"eventType": l.Event, "taskId": l.TaskID, "listenerIndex": strconv.Itoa(l.Index)}
 }
 
@@ -65,6 +71,10 @@ func (x *instance) startListenerJob(t *token) {
 // the next listener; after the last, the transition itself.
 func (x *instance) listenerDone(t *token, result map[string]any) {
 	l := t.listener
+	if l.Exec {
+		x.execJobDone(t, result)
+		return
+	}
 	task := x.tasks[l.TaskID]
 	if task == nil {
 		t.listener, t.status = nil, TokenTask

@@ -187,7 +187,7 @@ func (e *Engine) runJob(j *jobRun) {
 		vars map[string]any
 		err  error
 	)
-	if e.runsWork(j.node) {
+	if j.listener != nil || e.runsWork(j.node) {
 		timeout := e.cfg.JobTimeout
 		if j.node.Job.Timeout > 0 {
 			timeout = j.node.Job.Timeout
@@ -220,6 +220,17 @@ func (e *Engine) work(ctx context.Context, j *jobRun) (vars map[string]any, err 
 		}
 	}()
 	n := j.node
+	if j.listener != nil { // a listener's job: its own type's handler, if any
+		h := e.handlers.get(j.listener.Type)
+		if h == nil {
+			return nil, nil
+		}
+		return h.Handle(ctx, &Job{
+			Key:        j.inst + "/" + n.ID + "/" + j.listener.Event + "/" + strconv.Itoa(j.listener.Index) + "/" + strconv.Itoa(j.attempt),
+			InstanceID: j.inst, DefinitionKey: j.defKey, ElementID: n.ID, Type: j.listener.Type,
+			Attempt: j.attempt, Variables: j.vars, Headers: j.listener.headers(),
+		})
+	}
 	if n.Kind == model.KindScriptTask {
 		return e.runScript(ctx, n, j.vars)
 	}

@@ -51,7 +51,7 @@ func (x *extension) zeebe() {
 		case "calledDecision":
 			x.needJobType.Add(n.ID, "zeebe:calledDecision (a DMN decision) %s yet: evaluate the rule in a script task or give the task a job type", unsupportedMarker)
 		case "executionListeners":
-			x.problem("zeebe:%s %s yet: model the work as a task in the flow", name, unsupportedMarker)
+			x.zeebeExecutionListeners(el)
 		case "taskListeners":
 			x.zeebeTaskListeners(el)
 		}
@@ -145,5 +145,21 @@ func (x *extension) zeebeTaskListeners(el *element) {
 			continue
 		}
 		x.n.Human.JobListeners = append(x.n.Human.JobListeners, model.JobListener{Event: event, Type: typ})
+	}
+}
+
+// zeebeExecutionListeners reads zeebe:executionListener children: jobs the
+// token waits for when it starts (eventType start) or ends (end) the node.
+func (x *extension) zeebeExecutionListeners(el *element) {
+	for _, l := range el.all(nsZeebe, "executionListener") {
+		event, typ := l.attr("", "eventType"), l.attr("", "type")
+		switch {
+		case event != model.ListenStart && event != model.ListenEnd:
+			x.problem("zeebe:executionListener eventType %q: use start or end", event)
+		case typ == "":
+			x.problem("zeebe:executionListener for %s has no job type: set type to the job type a worker or handler serves", event)
+		default:
+			x.n.ExecJobs = append(x.n.ExecJobs, model.JobListener{Event: event, Type: typ})
+		}
 	}
 }

@@ -88,8 +88,10 @@ type Node struct {
 	Repeat      *StandardLoop // standardLoopCharacteristics
 
 	// ExecListeners run JavaScript when a token starts or ends the node
-	// (Camunda 7 execution listeners).
+	// (Camunda 7 execution listeners); ExecJobs are jobs the token waits
+	// for then (Camunda 8 zeebe:executionListener), in order.
 	ExecListeners []ExecListener
+	ExecJobs      []JobListener
 
 	// Attrs keeps format-specific details worth showing (e.g. a DAG actionType).
 	Attrs map[string]string
@@ -156,9 +158,10 @@ const (
 	ListenEnd   = "end"
 )
 
-// JobListener is one Camunda 8 user task listener: a job of Type run on Event.
+// JobListener is one Camunda 8 listener: a job of Type (an expression when
+// it starts with =) run on Event.
 type JobListener struct {
-	Event string // ListenCreate, ListenAssign, ListenComplete or ListenCancel
+	Event string // task listeners: ListenCreate, ListenAssign, ListenComplete or ListenCancel; execution listeners: ListenStart or ListenEnd
 	Type  string
 }
 
