@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -102,6 +104,14 @@ func (e *Engine) RegisterHandler(typ string, h Handler) {
 	e.handlers.mu.Lock()
 	defer e.handlers.mu.Unlock()
 	e.handlers.m[typ] = h
+}
+
+// HandlerTypes lists the job types handlers are registered for, sorted; a
+// job of any other type waits for an external worker.
+func (e *Engine) HandlerTypes() []string {
+	e.handlers.mu.RLock()
+	defer e.handlers.mu.RUnlock()
+	return slices.Sorted(maps.Keys(e.handlers.m))
 }
 
 func (r *handlerRegistry) get(typ string) Handler {

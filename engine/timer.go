@@ -152,6 +152,11 @@ func parseDateOrDuration(text string, now time.Time) (time.Time, error) {
 // CheckTimer reports whether a timer definition can be armed; expressions are
 // checked when the timer is armed.
 func CheckTimer(t *model.Timer) error {
+	if t.TimeZone != "" {
+		if _, err := time.LoadLocation(t.TimeZone); err != nil {
+			return fmt.Errorf("wf:timeZone %q is not an IANA time zone: write e.g. Europe/Berlin", t.TimeZone)
+		}
+	}
 	if model.IsExpression(t.Expr) {
 		return nil
 	}
@@ -167,4 +172,31 @@ func CheckTimer(t *model.Timer) error {
 		return err
 	}
 	return fmt.Errorf("unknown timer kind")
+}
+
+// PreviewTimer returns when timer t would fire after from, at most n times:
+// once for a date or a duration, up to n times for a cycle (fewer when it
+// repeats fewer times). An expression's times depend on an instance's
+// variables, so it has no preview.
+func PreviewTimer(t *model.Timer, from time.Time, n int) ([]time.Time, error) {
+	if model.IsExpression(t.Expr) {
+		return nil, fmt.Errorf("%q is an expression: when it fires depends on the instance's variables: %w", t.Expr, ErrInvalidInput)
+	}
+	if err := CheckTimer(t); err != nil {
+		return nil, fmt.Errorf("%w: %w", err, ErrInvalidInput)
+	}
+	var out []time.Time
+	for due, left, err := startDue(t, from, -2); len(out) < n; due, left, err = startDue(t, due, left) {
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", err, ErrInvalidInput)
+		}
+		if due.IsZero() {
+			break
+		}
+		out = append(out, due)
+		if left == 0 {
+			break
+		}
+	}
+	return out, nil
 }

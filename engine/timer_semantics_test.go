@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/model"
 )
 
 func TestIntermediateTimer(t *testing.T) {
@@ -127,4 +128,28 @@ func TestInterruptingTimerOnSubProcess(t *testing.T) {
 	h.requireStatus(inst.ID, engine.StatusCompleted)
 	require.Equal(t, 1, h.count(inst.ID, engine.EventElementActivated, "end_timeout"))
 	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "end"))
+}
+
+func TestPreviewTimer(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2026, 11, 25, 8, 30, 0, 0, time.UTC)
+	got, err := engine.PreviewTimer(&model.Timer{Kind: model.TimerCycle, Expr: "R3/PT1H"}, from, 5)
+	require.NoError(t, err)
+	require.Equal(t, []time.Time{from.Add(time.Hour), from.Add(2 * time.Hour), from.Add(3 * time.Hour)}, got, "R3: three times, not five")
+
+	got, err = engine.PreviewTimer(&model.Timer{Kind: model.TimerCycle, Expr: "0 9 * * MON-FRI", TimeZone: "Europe/Berlin"}, from, 2)
+	require.NoError(t, err)
+	require.Equal(t, []time.Time{time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC), time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)}, got,
+		"9:00 in Berlin (UTC+1 in November), weekdays; 9:00 on the 25th has passed")
+
+	got, err = engine.PreviewTimer(&model.Timer{Kind: model.TimerDuration, Expr: "PT90M"}, from, 5)
+	require.NoError(t, err)
+	require.Equal(t, []time.Time{from.Add(90 * time.Minute)}, got)
+
+	_, err = engine.PreviewTimer(&model.Timer{Kind: model.TimerCycle, Expr: "every day"}, from, 5)
+	require.ErrorIs(t, err, engine.ErrInvalidInput)
+	_, err = engine.PreviewTimer(&model.Timer{Kind: model.TimerCycle, Expr: "R/PT1H", TimeZone: "Mars/Olympus"}, from, 5)
+	require.ErrorContains(t, err, "not an IANA time zone")
+	_, err = engine.PreviewTimer(&model.Timer{Kind: model.TimerDuration, Expr: "=wait"}, from, 5)
+	require.ErrorContains(t, err, "depends on the instance's variables")
 }

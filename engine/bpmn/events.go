@@ -16,7 +16,7 @@ func (c *converter) eventDefinition(n *model.Node, d *element) {
 			kind model.TimerKind
 		}{{"timeDuration", model.TimerDuration}, {"timeDate", model.TimerDate}, {"timeCycle", model.TimerCycle}} {
 			if e := d.child(nsBPMN, t.name); e != nil {
-				n.Timer = &model.Timer{Kind: t.kind, Expr: e.trimmed()}
+				n.Timer = &model.Timer{Kind: t.kind, Expr: e.trimmed(), TimeZone: d.attr(nsWF, "timeZone")}
 				break
 			}
 		}

@@ -87,6 +87,8 @@ func (s *Service) Routes(api fiber.Router) {
 	vars := s.CapVariables
 
 	api.Get("/openapi.json", s.openAPI)
+	api.Get("/job-types", s.jobTypes)
+	api.Get("/timers/preview", s.previewTimer)
 
 	api.Post("/definitions", designer, s.deploy)
 	api.Post("/definitions/validate", s.validate)

@@ -36,6 +36,9 @@ var apiOperations = []apiOperation{
 	{"post", "/definitions/{key}/versions/{v}/enable", "definitions", "Allow starting instances of a version", nil, "", 200, "DefinitionRecord", []int{404}},
 	{"post", "/definitions/{key}/versions/{v}/disable", "definitions", "Refuse starting instances of a version", nil, "", 200, "DefinitionRecord", []int{404}},
 
+	{"get", "/job-types", "designer", "The job types this server runs with its own handlers; any other type waits for external workers", nil, "", 200, "JobTypes", nil},
+	{"get", "/timers/preview", "designer", "When a timer would fire from now: kind (duration, date, cycle), expression, timeZone (IANA, for cron cycles), count (default 5)", []string{"kind", "expression", "timeZone", "count"}, "", 200, "TimerPreview", []int{400}},
+
 	{"post", "/instances", "instances", "Start an instance; a repeated requestId returns the existing one with 200", nil, "StartRequest", 201, "Instance", []int{404, 409, 429}},
 	{"get", "/instances", "instances", "List instances, newest first", []string{"definition", "status", "businessKey", "startedAfter", "startedBefore", "limit", "cursor"}, "", 200, "InstancePage", nil},
 	{"get", "/instances/{id}", "instances", "Get an instance with tokens, variables, open tasks, incidents (and history with include=history)", []string{"include"}, "", 200, "Instance", []int{404}},
@@ -155,6 +158,8 @@ func apiSchemas() map[string]any {
 		"Conditions":      obj(map[string]any{"variables": anyOb, "businessKey": str}),
 		"Started":         obj(map[string]any{"started": num}, "started"),
 		"Trigger":         obj(map[string]any{"elementId": str, "variables": anyOb}, "elementId"),
+		"JobTypes":        obj(map[string]any{"handlers": strs, "external": str}, "handlers"),
+		"TimerPreview":    obj(map[string]any{"next": map[string]any{"type": "array", "items": tim}}, "next"),
 		"AdHocActivation": obj(map[string]any{"elements": strs, "variables": anyOb}, "elements"),
 		"Task": obj(map[string]any{
 			"id": str, "instanceId": str, "definition": str, "elementId": str, "name": str, "assignee": str,
