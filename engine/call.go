@@ -48,6 +48,9 @@ type childStart struct {
 	defVersion  int
 	vars        map[string]any
 	businessKey string
+	// fresh: the child's id is new (no earlier attempt or recovery can have
+	// stored it), so the caller's applier may start it in the same round.
+	fresh bool
 }
 
 // childEnd tells a caller that its child ended.
@@ -120,25 +123,35 @@ func (x *instance) childStart(t *token, depth int) (childStart, error) {
 			return childStart{}, fmt.Errorf("business key of %q: %w", n.ID, err)
 		}
 	}
-	child := t.child
-	if child == "" {
-		child = newID()
+	child, fresh := t.child, t.child == ""
+	if fresh {
+		child = x.e.idIn(x.p)
 	}
 	return childStart{
+		fresh:  fresh,
 		parent: ParentRef{InstanceID: x.id, Token: t.id, ElementID: n.ID, Depth: depth},
 		child:  child, processID: pid, binding: call.Binding, version: call.Version, versionTag: call.VersionTag,
 		defKey: x.head.DefinitionKey, defVersion: x.head.Version, vars: in, businessKey: bk,
 	}, nil
 }
 
+// startRequestOf is the start of child cs, its definition looked up.
+func (e *Engine) startRequestOf(ctx context.Context, cs childStart) (StartRequest, error) {
+	req, err := e.calledDefinition(ctx, cs)
+	if err != nil {
+		return req, err
+	}
+	req.Variables, req.BusinessKey = cs.vars, cs.businessKey
+	req.RequestID = "call:" + cs.parent.InstanceID + ":" + strconv.FormatUint(cs.parent.Token, 10) + ":" + cs.child
+	req.id, req.parent = cs.child, &cs.parent
+	return req, nil
+}
+
 // startChild starts a child, or finds the one an earlier attempt started,
 // and tells the caller when that one has ended already or none can start.
 func (e *Engine) startChild(ctx context.Context, cs childStart) {
-	req, err := e.calledDefinition(ctx, cs)
+	req, err := e.startRequestOf(ctx, cs)
 	if err == nil {
-		req.Variables, req.BusinessKey = cs.vars, cs.businessKey
-		req.RequestID = "call:" + cs.parent.InstanceID + ":" + strconv.FormatUint(cs.parent.Token, 10) + ":" + cs.child
-		req.id, req.parent = cs.child, &cs.parent
 		var snap *Snapshot
 		var created bool
 		snap, created, err = e.Start(ctx, req)
@@ -218,11 +231,12 @@ func (x *instance) childEnded(c command) {
 	}
 	n := t.node
 	t.child = ""
-	var be *BPMNError
 	switch {
-	case errors.As(c.err, &be):
-		x.throwError(t, n, be.Code, be.Message)
 	case c.err != nil:
+		if be := (*BPMNError)(nil); errors.As(c.err, &be) {
+			x.throwError(t, n, be.Code, be.Message)
+			return
+		}
 		x.incident(t, "call", c.err.Error())
 	case c.childStatus == StatusCompleted:
 		out, err := x.callOutputs(n, c.vars)

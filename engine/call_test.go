@@ -332,3 +332,22 @@ func TestCallActivityVersionTagBinding(t *testing.T) {
 	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
 	require.EqualValues(t, 2, snap.Variables["v"], "the newest version tagged stable, not the newer beta")
 }
+
+// TestCallRunsInTheCallersRound: a child that runs to its end at once
+// commits with its caller, so the caller is complete in the store when
+// Start returns (the child shares its caller's applier).
+func TestCallRunsInTheCallersRound(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(callerDoubling, `<process id="doubler" isExecutable="true">
+    <startEvent id="s"/><task id="double"><extensionElements><zeebe:ioMapping><zeebe:output source="=amount * 2" target="doubled"/></zeebe:ioMapping></extensionElements></task><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="double"/><sequenceFlow id="f2" sourceRef="double" targetRef="e"/></process>`))
+	for range 20 { // with two partitions, ids landing by chance would fail about half of these
+		inst, _, err := h.e.Start(h.ctx, engine.StartRequest{Definition: "caller", Variables: map[string]any{"amount": 4}})
+		require.NoError(t, err)
+		stored, err := h.store.Instance(h.ctx, inst.ID)
+		require.NoError(t, err)
+		require.Equal(t, engine.StatusCompleted, stored.Status)
+		require.EqualValues(t, 8, stored.Variables["doubled"])
+	}
+}

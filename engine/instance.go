@@ -108,7 +108,7 @@ func newInstance(p *partition, req *startRequest) *instance {
 		head: *req.snap, status: StatusRunning,
 		vars: req.snap.Variables,
 		// A start with a request id stored its instance (CreateInstance) before it ran.
-		unstored: req.snap.RequestID == "",
+		unstored: !req.claimed,
 	}
 	if x.vars == nil {
 		x.vars = map[string]any{}

@@ -63,11 +63,77 @@ func (p *partition) round(ctx context.Context, first command) {
 			n = p.e.cfg.MaxBatch
 		}
 	}
+	p.runCalls(ctx)
 	// The commit must not stop half way because the engine is closing: it
 	// gets its own deadline instead of the applier's context.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
 	defer cancel()
 	p.commit(cctx)
+}
+
+// runCalls carries out, inside the round, the call activity effects that
+// stay in this partition: it starts the children the round's call
+// activities asked for (their ids are made to land here), and hands the
+// ends of children to callers applied here. A child that runs to its end
+// at once thus costs its caller no second round: both commit together,
+// caller first, so a crash between the two writes leaves a caller that
+// starts the child again at recovery (its id in the caller's token), never
+// a child without its caller. A child that cannot start here (its
+// definition cannot be read, say) is left to the usual path, which reports
+// the error to the caller.
+func (p *partition) runCalls(ctx context.Context) {
+	for {
+		calls, ends := p.effects.calls, p.effects.ends
+		if len(calls) == 0 && len(ends) == 0 {
+			return
+		}
+		p.effects.calls, p.effects.ends = nil, nil
+		var keepCalls []childStart
+		var keepEnds []childEnd
+		moved := false
+		for _, cs := range calls {
+			if !cs.fresh || p.e.partitionOf(cs.child) != p || !p.startChild(ctx, cs) {
+				keepCalls = append(keepCalls, cs)
+				continue
+			}
+			moved = true
+		}
+		for _, end := range ends {
+			if p.e.partitionOf(end.parent.InstanceID) != p {
+				keepEnds = append(keepEnds, end)
+				continue
+			}
+			c := command{kind: cmdChildEnded, inst: end.parent.InstanceID, token: end.parent.Token, child: end.child, vars: end.vars, childStatus: end.status}
+			if end.code != "" {
+				c.err = &BPMNError{Code: end.code, Message: end.msg}
+			}
+			p.e.busy.Add(1) // apply counts it done with the round, as a submitted command
+			p.apply(ctx, c)
+			moved = true
+		}
+		p.effects.calls = append(keepCalls, p.effects.calls...)
+		p.effects.ends = append(keepEnds, p.effects.ends...)
+		if !moved {
+			return
+		}
+	}
+}
+
+// startChild starts child cs in this round and reports whether it did.
+func (p *partition) startChild(ctx context.Context, cs childStart) bool {
+	lctx, cancel := context.WithTimeout(ctx, loadTimeout)
+	defer cancel()
+	req, err := p.e.startRequestOf(lctx, cs)
+	if err != nil {
+		return false
+	}
+	sr, err := p.e.prepareStart(lctx, req)
+	if err != nil {
+		return false
+	}
+	p.e.busy.Add(1)
+	p.apply(ctx, command{kind: cmdStart, inst: sr.snap.ID, start: sr})
+	return true
 }
 
 // commitTimeout bounds one Store.Commit; loadTimeout the reads that bring
@@ -79,9 +145,7 @@ const (
 
 func (p *partition) apply(ctx context.Context, c command) {
 	p.consumed++
-	lctx, cancel := context.WithTimeout(ctx, loadTimeout)
-	inst, err := p.instance(lctx, c)
-	cancel()
+	inst, err := p.instance(ctx, c)
 	if err != nil {
 		p.answer(c, reply{err: err})
 		return
@@ -110,7 +174,7 @@ func (p *partition) answer(c command, r reply) {
 }
 
 // instance finds the instance a command is for, loading it from the store
-// when this applier does not hold it.
+// (within loadTimeout) when this applier does not hold it.
 func (p *partition) instance(ctx context.Context, c command) (*instance, error) {
 	if c.kind == cmdStart {
 		inst := newInstance(p, c.start)
@@ -123,6 +187,8 @@ func (p *partition) instance(ctx context.Context, c command) (*instance, error) 
 	if inst := p.instances[c.inst]; inst != nil {
 		return inst, nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+	defer cancel()
 	snap := c.snap
 	if snap == nil {
 		var err error

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,35 +38,61 @@ type startRequest struct {
 	start     *model.Node
 	snap      *Snapshot
 	triggered bool
+	claimed   bool // the store holds the instance already (its request id was claimed)
 }
 
 // Start creates an instance and runs it to its first wait state. It returns
 // the instance and whether this call created it (false: a start with the same
 // RequestID did).
 func (e *Engine) Start(ctx context.Context, req StartRequest) (*Snapshot, bool, error) {
-	rec, _, err := e.Definition(ctx, req.Definition, req.Version)
+	sr, err := e.prepareStart(ctx, req)
 	if err != nil {
 		return nil, false, err
 	}
+	snap := sr.snap
+	if req.RequestID != "" { // claim the request id first; without one the first commit creates the instance
+		existing, err := e.store.CreateInstance(ctx, snap)
+		switch {
+		case errors.Is(err, ErrDuplicate):
+			return existing, false, nil
+		case err != nil:
+			return nil, false, fmt.Errorf("starting %s: %w", snap.DefinitionID, err)
+		}
+		sr.claimed = true
+	}
+	r, err := e.call(ctx, command{kind: cmdStart, inst: snap.ID, start: sr})
+	if err != nil {
+		return nil, false, fmt.Errorf("starting %s: %w", snap.DefinitionID, err)
+	}
+	return r.snap, true, nil
+}
+
+// prepareStart checks a start request and makes the new instance's first
+// snapshot, storing nothing.
+func (e *Engine) prepareStart(ctx context.Context, req StartRequest) (*startRequest, error) {
+	rec, _, err := e.Definition(ctx, req.Definition, req.Version)
+	if err != nil {
+		return nil, err
+	}
 	if !rec.Enabled {
-		return nil, false, fmt.Errorf("definition %s: %w", rec.ID, ErrDisabled)
+		return nil, fmt.Errorf("definition %s: %w", rec.ID, ErrDisabled)
 	}
 	dep, err := e.defs.byID(ctx, rec.ID)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	proc := dep.def.Process(req.ProcessID)
 	switch {
 	case proc == nil && req.ProcessID == "":
-		return nil, false, fmt.Errorf("definition %s has no executable process: mark one isExecutable=\"true\" to run it: %w", rec.ID, ErrInvalidInput)
+		return nil, fmt.Errorf("definition %s has no executable process: mark one isExecutable=\"true\" to run it: %w", rec.ID, ErrInvalidInput)
 	case proc == nil:
-		return nil, false, fmt.Errorf("process %q is not in definition %s: %w", req.ProcessID, rec.ID, ErrNotFound)
+		return nil, fmt.Errorf("process %q is not in definition %s: %w", req.ProcessID, rec.ID, ErrNotFound)
 	case !proc.Executable:
-		return nil, false, fmt.Errorf("process %q of definition %s is not executable (isExecutable=\"false\"): it documents and does not run: %w", proc.ID, rec.ID, ErrInvalidInput)
+		return nil, fmt.Errorf("process %q of definition %s is not executable (isExecutable=\"false\"): it documents and does not run: %w", proc.ID, rec.ID, ErrInvalidInput)
 	}
 	start, err := startNode(proc, req.StartElement)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	vars := maps.Clone(dep.def.Variables)
 	if vars == nil {
@@ -75,31 +100,22 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*Snapshot, bool, 
 	}
 	maps.Copy(vars, req.Variables)
 	if err := e.checkVariables(vars); err != nil { // before a request id stores anything
-		return nil, false, err
+		return nil, err
 	}
 	if err := (&instance{e: e}).checkTotal(vars); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	now := e.clock.Now()
+	id := req.id
+	if id == "" {
+		id = newID()
+	}
 	snap := &Snapshot{
-		ID: cmp.Or(req.id, newID()), Parent: req.parent, DefinitionID: rec.ID, DefinitionKey: rec.Key, Version: rec.Version, ProcessID: proc.ID,
+		ID: id, Parent: req.parent, DefinitionID: rec.ID, DefinitionKey: rec.Key, Version: rec.Version, ProcessID: proc.ID,
 		BusinessKey: req.BusinessKey, RequestID: req.RequestID, Status: StatusRunning, Variables: vars,
 		Started: now, Updated: now, StartElement: startID(start),
 	}
-	if req.RequestID != "" { // claim the request id first; without one the first commit creates the instance
-		existing, err := e.store.CreateInstance(ctx, snap)
-		switch {
-		case errors.Is(err, ErrDuplicate):
-			return existing, false, nil
-		case err != nil:
-			return nil, false, fmt.Errorf("starting %s: %w", rec.ID, err)
-		}
-	}
-	r, err := e.call(ctx, command{kind: cmdStart, inst: snap.ID, start: &startRequest{dep: dep, proc: proc, start: start, snap: snap, triggered: req.Triggered}})
-	if err != nil {
-		return nil, false, fmt.Errorf("starting %s: %w", rec.ID, err)
-	}
-	return r.snap, true, nil
+	return &startRequest{dep: dep, proc: proc, start: start, snap: snap, triggered: req.Triggered}, nil
 }
 
 func startNode(p *model.Process, id string) (*model.Node, error) {
