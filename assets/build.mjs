@@ -33,6 +33,10 @@ const copiedPackages = ['diagram-js', 'bpmn-js', '@bpmn-io/properties-panel', '@
 
 const licenceFile = /^(licen[cs]e|copying)([.-].*)?$/i;
 
+// Licence texts of packages whose npm tarball ships none, taken from their
+// repository at the released tag (licenses/<package>.txt, `/` as `__`).
+const licenceOverrides = path.join(here, 'licenses');
+
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(path.join(out, 'LICENSES'), { recursive: true });
 
@@ -68,8 +72,9 @@ for (const pkg of copiedPackages) {
   bundled.get(pkg).add('css');
 }
 
-const rows = [];
+const rows = new Map(); // name@version -> { pkg, version, licence, used }
 const missing = [];
+const overridden = [];
 const written = new Set();
 // Hoisted copies first, so they get the plain name and nested ones name@version.
 const depth = (d) => d.split('/node_modules/').length;
@@ -78,13 +83,24 @@ for (const dirName of [...bundled.keys()].sort((a, b) => depth(a) - depth(b) || 
   const meta = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
   const pkg = meta.name;
   const licence = typeof meta.license === 'string' ? meta.license : meta.license?.type ?? 'UNKNOWN';
+  // Several nested copies of one version make one row, used where any of them is.
+  const id = `${pkg}@${meta.version}`;
+  if (rows.has(id)) {
+    for (const b of bundled.get(dirName)) rows.get(id).used.add(b);
+    continue;
+  }
+  rows.set(id, { pkg, version: meta.version, licence, used: new Set(bundled.get(dirName)) });
   const file = fs.readdirSync(dir).filter((f) => licenceFile.test(f)).sort()[0];
   let base = pkg.replace('/', '__');
   if (written.has(base)) base = `${base}@${meta.version}`; // a nested second version
   written.add(base);
   const target = path.join(out, 'LICENSES', `${base}.txt`);
+  const override = path.join(licenceOverrides, `${pkg.replace('/', '__')}.txt`);
   if (file) {
     fs.copyFileSync(path.join(dir, file), target);
+  } else if (fs.existsSync(override)) {
+    overridden.push(pkg);
+    fs.copyFileSync(override, target);
   } else {
     missing.push(pkg);
     fs.writeFileSync(target, `${pkg}@${meta.version}: the package ships no licence file.\n` +
@@ -92,7 +108,6 @@ for (const dirName of [...bundled.keys()].sort((a, b) => depth(a) - depth(b) || 
       (meta.author ? `Author: ${typeof meta.author === 'string' ? meta.author : meta.author.name}\n` : '') +
       (meta.repository ? `Repository: ${typeof meta.repository === 'string' ? meta.repository : meta.repository.url}\n` : ''));
   }
-  rows.push(`| ${pkg} | ${meta.version} | ${licence} | ${[...bundled.get(pkg)].sort().join(', ')} |`);
 }
 
 const direct = JSON.parse(fs.readFileSync(path.join(here, 'package.json'), 'utf8')).dependencies;
@@ -113,7 +128,7 @@ Node is needed only for that; the Go binary serves these files as they are.
 
 | file | exports |
 | --- | --- |
-| bpmn-modeler.js | \`Modeler\`, \`BpmnPropertiesPanelModule\`, \`BpmnPropertiesProviderModule\`, \`ZeebePropertiesProviderModule\`, \`ZeebeBehaviorsModule\`, \`zeebeModdle\` |
+| bpmn-modeler.js | \`Modeler\`, \`BpmnPropertiesPanelModule\`, \`BpmnPropertiesProviderModule\`, \`ZeebePropertiesProviderModule\`, \`ZeebeBehaviorsModule\`, \`zeebeModdle\` (Camunda 8); \`CamundaPlatformPropertiesProviderModule\`, \`CamundaPlatformBehaviorsModule\`, \`camundaModdle\` (Camunda 7); \`layoutProcess\` (bpmn-auto-layout: adds DI to a file without); \`TextFieldEntry\`, \`isTextFieldEntryEdited\`, \`SelectEntry\`, \`isSelectEntryEdited\`, \`useService\`, \`h\` (custom properties groups) |
 | bpmn-viewer.js | \`NavigatedViewer\`, \`zeebeModdle\` |
 | form-viewer.js | \`Form\`, \`createForm\`, \`schemaVersion\` |
 | form-editor.js | \`FormEditor\`, \`createFormEditor\`, \`schemaVersion\` |
@@ -132,6 +147,11 @@ const modeler = new Modeler({
   moddleExtensions: { zeebe: zeebeModdle },
 });
 \`\`\`
+
+For a Camunda 7 file use \`CamundaPlatformPropertiesProviderModule\`,
+\`CamundaPlatformBehaviorsModule\` and \`moddleExtensions: { camunda: camundaModdle }\`
+instead (one provider per modeler). A file without \`bpmndi:BPMNDiagram\` imports as
+an empty canvas: pass it through \`await layoutProcess(xml)\` first.
 
 \`form-editor.js\` is large; load it with \`await import(...)\` only when the form editor opens.
 
@@ -161,10 +181,10 @@ text in \`LICENSES/<package>.txt\` (\`/\` in scoped names becomes \`__\`):
 
 | package | version | licence | used in |
 | --- | --- | --- | --- |
-${rows.join('\n')}
-${missing.length ? `\nShipped without a licence file (a notice with the declared licence is written instead): ${missing.join(', ')}.\n` : ''}`);
+${[...rows.values()].map((r) => `| ${r.pkg} | ${r.version} | ${r.licence} | ${[...r.used].sort().join(', ')} |`).join('\n')}
+${overridden.length ? `\nShipped without a licence file, its text taken from the package's repository (\`assets/licenses/\`): ${overridden.join(', ')}.\n` : ''}${missing.length ? `\nShipped without a licence file (a notice with the declared licence is written instead): ${missing.join(', ')}.\n` : ''}`);
 
-console.log(`built ${bundles.length} bundles, ${bundled.size} packages, into ${path.relative(process.cwd(), out)}`);
+console.log(`built ${bundles.length} bundles, ${rows.size} packages, into ${path.relative(process.cwd(), out)}`);
 for (const line of sizes) console.log(line);
 if (missing.length) console.log(`no licence file in: ${missing.join(', ')}`);
 

@@ -1,10 +1,13 @@
-// The designer page: bpmn-js Modeler with the properties panel (Zeebe
-// provider: the zeebe: attributes the engine reads), import, download,
-// drafts in localStorage, server-side validation shown on the diagram, and
-// deploy.
+// The designer page: bpmn-js Modeler with the properties panel, import,
+// download, drafts in localStorage, server-side validation shown on the
+// diagram, and deploy. The panel edits the extension attributes the engine
+// reads in the file's own flavour: zeebe: (Camunda 8, the default) or
+// camunda: (Camunda 7); a file without a diagram is laid out on import.
 import {
   Modeler, BpmnPropertiesPanelModule, BpmnPropertiesProviderModule,
   ZeebePropertiesProviderModule, ZeebeBehaviorsModule, zeebeModdle,
+  CamundaPlatformPropertiesProviderModule, CamundaPlatformBehaviorsModule, camundaModdle,
+  layoutProcess,
 } from '/static/vendor/bpmn-modeler.js';
 import { api, flash, busy, el, confirmDialog } from './common.js';
 import { setupFormDesign } from './form_design.js';
@@ -34,17 +37,89 @@ const blank = () => {
 </bpmn:definitions>`;
 };
 
-document.getElementById('canvas').textContent = '';
-const modeler = new Modeler({
-  container: '#canvas',
-  propertiesPanel: { parent: '#properties' },
-  additionalModules: [BpmnPropertiesPanelModule, BpmnPropertiesProviderModule,
-    ZeebePropertiesProviderModule, ZeebeBehaviorsModule, WfPropertiesProviderModule],
-  moddleExtensions: { zeebe: zeebeModdle, wf: wfModdle },
+const zeebeNS = 'http://camunda.org/schema/zeebe/1.0';
+const camunda7NS = 'http://camunda.org/schema/1.0/bpmn';
+const bpmndiNS = 'http://www.omg.org/spec/BPMN/20100524/DI';
+
+// The zeebe: types beside camunda: ones in one moddle: both declare
+// modelerTemplate on the same BPMN types, which moddle refuses (the file
+// then imports as an empty diagram), so zeebe's TemplateSupported stays out.
+// The form dialog needs zeebe:formDefinition when it links a deployed form.
+const zeebeBesideCamunda = { ...zeebeModdle, types: zeebeModdle.types.filter((t) => t.name !== 'TemplateSupported') };
+
+// The modeler's properties provider and modeling behaviors, by flavour. The
+// wf: moddle is in both: a Camunda 7 file may carry wf: attributes too.
+const flavours = {
+  zeebe: {
+    modules: [ZeebePropertiesProviderModule, ZeebeBehaviorsModule],
+    moddle: { zeebe: zeebeModdle },
+  },
+  camunda7: {
+    label: 'Camunda 7 properties',
+    modules: [CamundaPlatformPropertiesProviderModule, CamundaPlatformBehaviorsModule],
+    moddle: { camunda: camundaModdle, zeebe: zeebeBesideCamunda },
+  },
+};
+
+// inspect reads what open needs to know before importing: the flavour of
+// the file (Camunda 7 when it declares the camunda: namespace and nothing
+// in it is in the zeebe: one) and whether it has a diagram. XML that does
+// not parse is left to importXML, which says what is wrong with it.
+function inspect(xml) {
+  const doc = new DOMParser().parseFromString(xml, 'application/xml');
+  if (doc.getElementsByTagName('parsererror').length) return { flavour: 'zeebe', hasDiagram: true };
+  let declaresCamunda7 = false;
+  let usesZeebe = false;
+  for (const e of doc.getElementsByTagName('*')) {
+    if (e.namespaceURI === zeebeNS) usesZeebe = true;
+    for (const a of e.attributes) {
+      if (a.namespaceURI === zeebeNS) usesZeebe = true;
+      if (a.value === camunda7NS && (a.prefix === 'xmlns' || a.name === 'xmlns')) declaresCamunda7 = true;
+    }
+  }
+  return {
+    flavour: declaresCamunda7 && !usesZeebe ? 'camunda7' : 'zeebe',
+    hasDiagram: doc.getElementsByTagNameNS(bpmndiNS, 'BPMNDiagram').length > 0,
+  };
+}
+
+// modeler is replaced when a file of the other flavour opens (a modeler's
+// providers and moddle are fixed when it is created). Everything here reads
+// the variable, never a copy; setupFormDesign holds current, which forwards
+// to the modeler of the moment and keeps the listeners registered through
+// it on every new one.
+let modeler;
+let flavour;
+const listeners = [];
+const current = new Proxy({}, {
+  get(_, name) {
+    if (name === 'on') return (...args) => { listeners.push(args); modeler.on(...args); };
+    const v = modeler[name];
+    return typeof v === 'function' ? v.bind(modeler) : v;
+  },
 });
+
+function createModeler(name) {
+  modeler?.destroy();
+  document.getElementById('canvas').replaceChildren();
+  document.getElementById('properties').replaceChildren();
+  const f = flavours[name];
+  modeler = new Modeler({
+    container: '#canvas',
+    propertiesPanel: { parent: '#properties' },
+    additionalModules: [BpmnPropertiesPanelModule, BpmnPropertiesProviderModule, ...f.modules, WfPropertiesProviderModule],
+    moddleExtensions: { ...f.moddle, wf: wfModdle },
+  });
+  for (const args of listeners) modeler.on(...args);
+  flavour = name;
+  root.dataset.flavour = name;
+  window.wfpp.modeler = modeler;
+}
+
 // Automation hooks (README): the modeler, openFormEditor(elementId), formEditor.
-window.wfpp = { modeler, formEditor: null };
-setupFormDesign(modeler);
+window.wfpp = { modeler: null, formEditor: null };
+createModeler('zeebe');
+setupFormDesign(current);
 
 let dirty = false;
 const setStatus = (text) => { statusEl.textContent = text; };
@@ -54,23 +129,70 @@ const markDirty = (d) => {
   setStatus(d ? 'Unsaved changes' : '');
 };
 
-modeler.on('commandStack.changed', () => { markDirty(true); });
+current.on('commandStack.changed', () => { markDirty(true); });
 window.addEventListener('beforeunload', (ev) => {
   if (!dirty) return;
   ev.preventDefault();
   ev.returnValue = '';
 });
 
-async function open(xml, label) {
+// withFlowRefs fills in the flow nodes' incoming and outgoing lists from
+// the sequence flows. BPMN makes them optional and hand-written or
+// generated files often leave them out, but bpmn-auto-layout follows only
+// them: without, it stacks the nodes in a column and draws no flows.
+async function withFlowRefs(xml) {
+  const moddle = modeler.get('moddle');
+  const { rootElement: definitions } = await moddle.fromXML(xml);
+  let added = 0;
+  const link = (list, flow) => {
+    if (!list.includes(flow)) { list.push(flow); added++; }
+  };
+  const visit = (container) => {
+    for (const e of container.flowElements || []) {
+      if (e.$instanceOf('bpmn:SequenceFlow')) {
+        if (e.sourceRef?.$instanceOf('bpmn:FlowNode')) link(e.sourceRef.get('outgoing'), e);
+        if (e.targetRef?.$instanceOf('bpmn:FlowNode')) link(e.targetRef.get('incoming'), e);
+      }
+      visit(e);
+    }
+  };
+  for (const root of definitions.rootElements || []) visit(root);
+  return added ? (await moddle.toXML(definitions)).xml : xml;
+}
+
+// open imports xml into a modeler of its flavour, laying it out first when
+// it has no diagram. An imported file stays dirty: it is not saved anywhere
+// yet. A file that cannot be opened leaves the diagram that was open, as a
+// failed import into the same modeler does.
+async function open(xml, label, { imported = false } = {}) {
   clearProblems();
+  const file = inspect(xml);
+  let previous = null;
+  if (file.flavour !== flavour) {
+    previous = { flavour, dirty, xml: await modeler.saveXML().then((r) => r.xml, () => null) };
+    createModeler(file.flavour);
+  }
   try {
+    const notes = [];
+    if (!file.hasDiagram) {
+      xml = await layoutProcess(await withFlowRefs(xml));
+      notes.push('laid out automatically: the file had no diagram');
+    }
+    if (flavours[flavour].label) notes.push(flavours[flavour].label);
     const { warnings } = await modeler.importXML(xml);
+    if (warnings.length) notes.push(`${warnings.length} import warning(s)`);
     modeler.get('canvas').zoom('fit-viewport', 'auto');
-    markDirty(false);
-    setStatus(label + (warnings.length ? ` (${warnings.length} import warning(s))` : ''));
+    markDirty(imported);
+    setStatus(label + (notes.length ? ` (${notes.join('; ')})` : '') + (imported ? ', not saved yet' : ''));
+    root.dataset.layout = file.hasDiagram ? 'file' : 'auto';
     root.dataset.loaded = 'true';
   } catch (err) {
     flash(`The diagram could not be opened: ${err.message}`, 'error');
+    if (previous?.xml) {
+      createModeler(previous.flavour);
+      await modeler.importXML(previous.xml).catch(() => {});
+      markDirty(previous.dirty);
+    }
   }
 }
 
@@ -205,8 +327,7 @@ document.getElementById('file-input').addEventListener('change', async (ev) => {
   if (!file) return;
   if (dirty && !await confirmDialog('Discard the unsaved changes and import the file?', 'Discard')) return;
   try {
-    await open(await file.text(), `Imported ${file.name}`);
-    markDirty(true);
+    await open(await file.text(), `Imported ${file.name}`, { imported: true });
   } catch (err) { flash(`Import failed: ${err.message}`, 'error'); }
 });
 

@@ -19,8 +19,13 @@ export const wfModdle = {
     {
       name: 'JobAttributes',
       extends: ['bpmn:ServiceTask', 'bpmn:ScriptTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'],
-      properties: ['retries', 'backoff', 'retryDelay', 'maxDelay', 'jitter', 'retryOn', 'timeout', 'concurrency', 'rateLimit']
+      properties: ['type', 'retries', 'backoff', 'retryDelay', 'maxDelay', 'jitter', 'retryOn', 'timeout', 'concurrency', 'rateLimit']
         .map((name) => ({ name, isAttr: true, type: 'String' })),
+    },
+    {
+      name: 'TimerAttributes',
+      extends: ['bpmn:TimerEventDefinition'],
+      properties: [{ name: 'timeZone', isAttr: true, type: 'String' }],
     },
     {
       name: 'UserTaskAttributes',

@@ -4,6 +4,7 @@
 import {
   TextFieldEntry, isTextFieldEntryEdited, SelectEntry, isSelectEntryEdited, useService, h,
 } from '/static/vendor/bpmn-modeler.js';
+import { api } from './common.js';
 
 const jobTasks = ['bpmn:ServiceTask', 'bpmn:ScriptTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'];
 
@@ -126,6 +127,157 @@ function BpmnField(props) {
   return h(TextFieldEntry, { element, id, label: field.label, description: field.description, getValue, setValue, debounce });
 }
 
+// The script of a JavaScript script task, in a code box that marks syntax
+// errors as you type. The server compiles it as the engine will run it (a
+// function body: `return {…}` at the top level is fine); the pages' content
+// security policy allows the browser no eval to check it itself. Answers
+// are kept per source.
+const syntax = new Map();
+function syntaxError(src) {
+  if (!src.trim()) return Promise.resolve('');
+  if (syntax.has(src)) return Promise.resolve(syntax.get(src));
+  return api('POST', '/api/v1/scripts/check', { source: src })
+    .then((r) => (r.ok ? '' : (r.line ? `line ${r.line}, column ${r.column}: ${r.error}` : r.error)))
+    .catch(() => '') // no answer: the deploy's validation still checks it
+    .then((msg) => { syntax.set(src, msg); return msg; });
+}
+
+// showSyntax marks the entry holding textarea with src's syntax error, or
+// clears the mark, once the server has answered for the text still there.
+let syntaxTimer;
+function showSyntax(textarea, src) {
+  clearTimeout(syntaxTimer);
+  syntaxTimer = setTimeout(() => syntaxError(src).then((error) => {
+    if (textarea.value !== src) return; // typed on since
+    const entry = textarea.closest('.bio-properties-panel-entry');
+    if (!entry) return;
+    entry.classList.toggle('has-error', !!error);
+    entry.dataset.checked = src === '' ? 'empty' : 'true';
+    const note = entry.querySelector('.wf-syntax-error');
+    note.textContent = error ? `Syntax error: ${error}` : '';
+    note.hidden = !error;
+  }), 200);
+}
+
+function ScriptField(props) {
+  const { element, id, bo } = props;
+  const modeling = useService('modeling');
+  const value = bo.get('script') || '';
+  const error = syntax.get(value) || '';
+  // Saved when the box loses focus (one undo step per edit); checked as one
+  // types. (The bundle's Preact maps onChange to the input event, hence blur.)
+  const save = (v) => { if (v !== (bo.get('script') || '')) modeling.updateModdleProperties(element, bo, { script: v, scriptFormat: 'javascript' }); };
+  return h('div', { class: `bio-properties-panel-entry${error ? ' has-error' : ''}`, 'data-entry-id': id }, [
+    h('label', { class: 'bio-properties-panel-label', for: `wf-${id}` }, 'Script (JavaScript)'),
+    h('textarea', {
+      id: `wf-${id}`, class: 'bio-properties-panel-input wf-code', rows: 8, spellcheck: false, value,
+      ref: (ta) => { if (ta && !syntax.has(value)) showSyntax(ta, value); },
+      onInput: (ev) => showSyntax(ev.target, ev.target.value),
+      onBlur: (ev) => save(ev.target.value),
+    }),
+    h('div', { class: 'bio-properties-panel-error wf-syntax-error', hidden: !error }, error ? `Syntax error: ${error}` : ''),
+    h('div', { class: 'bio-properties-panel-description' },
+      'Reads variables by name; return an object to set variables, e.g. return {total: price * qty}'),
+  ]);
+}
+
+// The job types this server runs itself (GET /api/v1/job-types), offered
+// as suggestions; any other type waits for an external worker.
+let jobTypes;
+function loadJobTypes() {
+  if (jobTypes) return;
+  jobTypes = [];
+  fetch('/api/v1/job-types', { credentials: 'same-origin' })
+    .then((r) => (r.ok ? r.json() : { handlers: [] }))
+    .then((body) => {
+      jobTypes = body.handlers || [];
+      const list = document.getElementById('wf-job-types');
+      if (list) list.replaceChildren(...jobTypes.map((t) => Object.assign(document.createElement('option'), { value: t })));
+    })
+    .catch(() => {});
+}
+
+function JobTypeField(props) {
+  const { element, id, bo } = props;
+  const modeling = useService('modeling');
+  loadJobTypes();
+  const save = (v) => { if (v !== (bo.get('wf:type') || '')) modeling.updateModdleProperties(element, bo, { 'wf:type': v || undefined }); };
+  return h('div', { class: 'bio-properties-panel-entry', 'data-entry-id': id }, [
+    h('label', { class: 'bio-properties-panel-label', for: `wf-${id}` }, 'Job type'),
+    h('input', {
+      id: `wf-${id}`, class: 'bio-properties-panel-input', list: 'wf-job-types', value: bo.get('wf:type') || '',
+      onBlur: (ev) => save(ev.target.value), // saved on leaving the box: one undo step
+    }),
+    h('datalist', { id: 'wf-job-types' }, jobTypes.map((t) => h('option', { value: t }))),
+    h('div', { class: 'bio-properties-panel-description' },
+      'A handler this server runs (suggested as you type), or any other name: an external worker fetches it. Wins over the task definition type.'),
+  ]);
+}
+
+// When a timer fires: asked of the server (GET /api/v1/timers/preview) for
+// what the definition says now; answers are kept per definition.
+const previews = new Map();
+function timerOf(def) {
+  for (const kind of ['timeCycle', 'timeDate', 'timeDuration']) {
+    const v = def.get(kind);
+    if (v && v.body) return { kind, expression: v.body };
+  }
+  return null;
+}
+
+function TimerPreview(props) {
+  const { id, def } = props;
+  const t = timerOf(def);
+  let text = 'Set a duration, date or cycle to see when it fires.';
+  if (t) {
+    const tz = def.get('wf:timeZone') || '';
+    const key = `${t.kind}|${t.expression}|${tz}`;
+    if (!previews.has(key)) {
+      previews.set(key, 'Working out when it fires…');
+      const q = new URLSearchParams({ kind: t.kind, expression: t.expression, timeZone: tz, count: '5' });
+      fetch(`/api/v1/timers/preview?${q}`, { credentials: 'same-origin' })
+        .then(async (r) => {
+          const body = await r.json();
+          if (!r.ok) return `Cannot fire: ${body.message || body.error || r.statusText}`;
+          if (!body.next.length) return 'Never fires from now on.';
+          return `From now: ${body.next.map((d) => new Date(d).toLocaleString()).join(' · ')}`;
+        })
+        .catch((err) => `No preview: ${err.message}`)
+        .then((msg) => {
+          previews.set(key, msg);
+          for (const node of document.querySelectorAll('.wf-timer-preview')) {
+            if (node.dataset.key === key) node.textContent = msg;
+          }
+        });
+    }
+    text = previews.get(key);
+    return h('div', { class: 'bio-properties-panel-entry', 'data-entry-id': id }, [
+      h('label', { class: 'bio-properties-panel-label' }, 'Next fire times'),
+      h('div', { class: 'wf-timer-preview', 'data-key': key }, text),
+    ]);
+  }
+  return h('div', { class: 'bio-properties-panel-entry', 'data-entry-id': id }, [
+    h('label', { class: 'bio-properties-panel-label' }, 'Next fire times'),
+    h('div', { class: 'wf-timer-preview' }, text),
+  ]);
+}
+
+function TimeZoneField(props) {
+  const { element, id, def } = props;
+  const modeling = useService('modeling');
+  const debounce = useService('debounceInput');
+  return h(TextFieldEntry, {
+    element, id, label: 'Time zone', debounce,
+    description: 'IANA zone a cron cycle runs in, e.g. Europe/Berlin; empty: UTC',
+    getValue: () => def.get('wf:timeZone') || '',
+    setValue: (v) => modeling.updateModdleProperties(element, def, { 'wf:timeZone': v || undefined }),
+  });
+}
+
+function timerDefinition(bo) {
+  return (bo.get('eventDefinitions') || []).find((d) => d.$type === 'bpmn:TimerEventDefinition');
+}
+
 class WfPropertiesProvider {
   constructor(propertiesPanel) {
     propertiesPanel.registerProvider(400, this);
@@ -139,6 +291,17 @@ class WfPropertiesProvider {
         id: `wf-${field.name}`, component: Field, field, bo,
         isEdited: field.options ? isSelectEntryEdited : isTextFieldEntryEdited,
       }));
+      if (bo.$instanceOf('bpmn:ScriptTask') && (!bo.scriptFormat || /^(javascript|js|ecmascript)$/i.test(bo.scriptFormat))) {
+        entries.unshift({ id: 'wf-script', component: ScriptField, bo, isEdited: () => !!bo.get('script') });
+      }
+      if (['bpmn:ServiceTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'].some((t) => bo.$instanceOf(t))) {
+        entries.unshift({ id: 'wf-type', component: JobTypeField, bo, isEdited: () => !!bo.get('wf:type') });
+      }
+      const timer = bo.get && bo.$instanceOf('bpmn:Event') && timerDefinition(bo);
+      if (timer) {
+        entries.push({ id: 'wf-timeZone', component: TimeZoneField, def: timer, isEdited: isTextFieldEntryEdited },
+          { id: 'wf-timerPreview', component: TimerPreview, def: timer, isEdited: () => false });
+      }
       entries.push(...bpmnFields.filter((f) => f.types.some((t) => bo.$instanceOf(t))).map((field) => ({
         id: `wf-${field.name}`, component: BpmnField, field, bo,
         isEdited: field.options ? isSelectEntryEdited : isTextFieldEntryEdited,
