@@ -701,3 +701,62 @@ func TestBrowserComplexGatewayAndAdHoc(t *testing.T) {
 		return err == nil && snap.Status == engine.StatusCompleted && fmt.Sprint(snap.Variables["log"]) == "[x y]"
 	}, 10*time.Second, 10*time.Millisecond, "both branches joined, then x and y ran one after the other")
 }
+
+// TestBrowserDesignerAids: a script task's JavaScript is written in a code
+// box that marks syntax errors as one types; a service task's job type is
+// offered the server's handlers; a timer shows when it fires and takes a
+// time zone. The deployed model has all three.
+func TestBrowserDesignerAids(t *testing.T) {
+	srv := startLiveServer(t)
+	b := newBrowser(t)
+	file, err := filepath.Abs("testdata/browser_aids.bpmn")
+	require.NoError(t, err)
+	group := `[data-group-id="group-workflowpp"]`
+	entry := func(name string) string { return fmt.Sprintf(`%s [data-entry-id="wf-%s"]`, group, name) }
+	openGroup := js(`(() => {
+			const g = document.querySelector('[data-group-id="group-workflowpp"]');
+			if (!g.querySelector('.bio-properties-panel-group-entries.open')) g.querySelector('.bio-properties-panel-group-header').click();
+		})()`)
+	b.run(b.ctx, "write a script with a mistake, fix it, set a job type and a time zone, deploy",
+		chromedp.Navigate(srv.url+"/designer"),
+		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
+		chromedp.SetUploadFiles(`#file-input`, []string{file}),
+		chromedp.WaitVisible(`.djs-element[data-element-id="calc"]`),
+		selectShape("calc"),
+		chromedp.WaitVisible(group),
+		openGroup,
+		chromedp.WaitVisible(entry("script")+` textarea`),
+		chromedp.SendKeys(entry("script")+` textarea`, "return {total: price * (qty}"),
+		chromedp.WaitVisible(entry("script")+` .wf-syntax-error`),
+		waitJS(`document.querySelector('[data-entry-id="wf-script"] .wf-syntax-error').textContent.startsWith('Syntax error: line 1')`),
+		js(`(() => { const ta = document.querySelector('[data-entry-id="wf-script"] textarea');
+			ta.value = 'return {total: price * qty}'; ta.dispatchEvent(new Event('input', {bubbles: true}));
+			ta.dispatchEvent(new FocusEvent('blur')); ta.dispatchEvent(new FocusEvent('focusout', {bubbles: true})); })()`),
+		waitJS(`wfpp.modeler.get('elementRegistry').get('calc').businessObject.script === 'return {total: price * qty}'`),
+		waitJS(`document.querySelector('[data-entry-id="wf-script"] .wf-syntax-error').hidden`),
+		selectShape("call"),
+		openGroup,
+		chromedp.WaitVisible(entry("type")+` input`),
+		waitJS(`[...document.querySelectorAll('#wf-job-types option')].some((o) => o.value === 'http')`),
+		js(`(() => { const i = document.querySelector('[data-entry-id="wf-type"] input');
+			i.value = 'http'; i.dispatchEvent(new FocusEvent('blur')); i.dispatchEvent(new FocusEvent('focusout', {bubbles: true})); })()`),
+		waitJS(`wfpp.modeler.get('elementRegistry').get('call').businessObject.get('wf:type') === 'http'`),
+		selectShape("start"),
+		openGroup,
+		chromedp.WaitVisible(entry("timerPreview")),
+		waitJS(`document.querySelector('[data-entry-id="wf-timerPreview"] .wf-timer-preview').textContent.startsWith('From now:')`),
+		waitJS(`document.querySelector('[data-entry-id="wf-timerPreview"] .wf-timer-preview').textContent.split(' · ').length === 3`),
+		chromedp.SendKeys(entry("timeZone")+` input`, "Europe/Berlin"),
+		waitJS(`wfpp.modeler.get('elementRegistry').get('start').businessObject.eventDefinitions[0].get('wf:timeZone') === 'Europe/Berlin'`),
+		chromedp.Click(`#btn-deploy`),
+		chromedp.WaitVisible(`#deployed-link`),
+	)
+	ctx := context.Background()
+	_, def, err := srv.eng.Definition(ctx, "browser_aids", 0)
+	require.NoError(t, err)
+	p := def.Main()
+	require.Equal(t, "return {total: price * qty}", p.Node("calc").Script.Source)
+	require.Equal(t, "http", p.Node("call").Job.Type)
+	require.Equal(t, "Europe/Berlin", p.Node("start").Timer.TimeZone)
+	require.Equal(t, "R3/PT1H", p.Node("start").Timer.Expr)
+}

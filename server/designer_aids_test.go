@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -40,4 +41,25 @@ func TestDesignerAids(t *testing.T) {
 	require.Contains(t, body, "neither an ISO-8601 repetition")
 	status, body = get("/timers/preview?kind=soon&expression=PT1H")
 	require.Equal(t, http.StatusBadRequest, status, body)
+}
+
+func TestScriptCheck(t *testing.T) {
+	t.Parallel()
+	f := setupLive(t)
+	check := func(src string) map[string]any {
+		body, err := json.Marshal(map[string]string{"source": src})
+		require.NoError(t, err)
+		resp, err := http.Post("http://"+f.addr+"/api/v1/scripts/check", "application/json", strings.NewReader(string(body)))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		var out map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		return out
+	}
+	require.Equal(t, true, check("return {total: price * qty}")["ok"])
+	bad := check("return {total: price * (qty}")
+	require.Equal(t, false, bad["ok"])
+	require.EqualValues(t, 1, bad["line"])
+	require.NotEmpty(t, bad["error"])
 }

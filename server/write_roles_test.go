@@ -25,6 +25,7 @@ var writeRoles = map[string][]string{
 
 	"POST /api/v1/definitions":                             {identity.RoleDesigner},
 	"POST /api/v1/definitions/validate":                    {""},
+	"POST /api/v1/scripts/check":                           {""},
 	"POST /api/v1/definitions/:key/versions/:v/enable":     {identity.RoleDesigner},
 	"POST /api/v1/definitions/:key/versions/:v/disable":    {identity.RoleDesigner},
 	"POST /api/v1/forms":                                   {identity.RoleDesigner},

@@ -87,6 +87,16 @@ func CompileScript(src string) (*Program, error) {
 	return p, nil
 }
 
+// CheckScript reports what CompileScript would say of src, without keeping
+// the compiled program: for editors checking as someone types.
+func CheckScript(src string) error {
+	if scriptCache.get(src) != nil {
+		return nil
+	}
+	_, err := compileScript(src)
+	return err
+}
+
 func compileExpression(text string) (*Program, error) {
 	if len(text) > MaxExpressionLen {
 		return nil, newCompileError(text, -1, "expression is longer than %d bytes", MaxExpressionLen)

@@ -89,6 +89,7 @@ func (s *Service) Routes(api fiber.Router) {
 	api.Get("/openapi.json", s.openAPI)
 	api.Get("/job-types", s.jobTypes)
 	api.Get("/timers/preview", s.previewTimer)
+	api.Post("/scripts/check", s.checkScript)
 
 	api.Post("/definitions", designer, s.deploy)
 	api.Post("/definitions/validate", s.validate)

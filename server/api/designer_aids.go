@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"strconv"
 	"time"
 
@@ -8,10 +9,13 @@ import (
 
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/engine/model"
+	"github.com/workflowpp/wfpp/engine/script"
 )
 
 // What the designer asks while someone draws: the job types this server
-// runs itself, and when a timer would fire.
+// runs itself, when a timer would fire, and whether a script compiles (the
+// pages' content security policy allows no eval, so the browser cannot
+// check it itself).
 
 // JobTypes is GET /api/v1/job-types: the job types with a handler in this
 // server; any other type is fetched by external workers.
@@ -60,4 +64,33 @@ func (s *Service) previewTimer(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(TimerPreview{Next: next})
+}
+
+// ScriptCheck is POST /api/v1/scripts/check {"source"}: whether a script
+// task's or listener's JavaScript compiles as the engine will run it, and
+// where it does not.
+type ScriptCheck struct {
+	OK     bool   `json:"ok"`
+	Error  string `json:"error,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
+}
+
+func (s *Service) checkScript(c *fiber.Ctx) error {
+	var b struct {
+		Source string `json:"source"`
+	}
+	if err := Decode(c, &b); err != nil {
+		return err
+	}
+	err := script.CheckScript(b.Source)
+	if err == nil {
+		return c.JSON(ScriptCheck{OK: true})
+	}
+	out := ScriptCheck{Error: err.Error()}
+	var ce *script.CompileError
+	if errors.As(err, &ce) {
+		out.Error, out.Line, out.Column = ce.Message, ce.Line, ce.Column
+	}
+	return c.JSON(out)
 }

@@ -37,6 +37,7 @@ var apiOperations = []apiOperation{
 	{"post", "/definitions/{key}/versions/{v}/disable", "definitions", "Refuse starting instances of a version", nil, "", 200, "DefinitionRecord", []int{404}},
 
 	{"get", "/job-types", "designer", "The job types this server runs with its own handlers; any other type waits for external workers", nil, "", 200, "JobTypes", nil},
+	{"post", "/scripts/check", "designer", "Whether JavaScript compiles as a script task or listener body, and where not: {ok, error, line, column}", nil, "ScriptSource", 200, "ScriptCheck", []int{400}},
 	{"get", "/timers/preview", "designer", "When a timer would fire from now: kind (duration, date, cycle), expression, timeZone (IANA, for cron cycles), count (default 5)", []string{"kind", "expression", "timeZone", "count"}, "", 200, "TimerPreview", []int{400}},
 
 	{"post", "/instances", "instances", "Start an instance; a repeated requestId returns the existing one with 200", nil, "StartRequest", 201, "Instance", []int{404, 409, 429}},
@@ -159,6 +160,8 @@ func apiSchemas() map[string]any {
 		"Started":         obj(map[string]any{"started": num}, "started"),
 		"Trigger":         obj(map[string]any{"elementId": str, "variables": anyOb}, "elementId"),
 		"JobTypes":        obj(map[string]any{"handlers": strs, "external": str}, "handlers"),
+		"ScriptSource":    obj(map[string]any{"source": str}, "source"),
+		"ScriptCheck":     obj(map[string]any{"ok": map[string]any{"type": "boolean"}, "error": str, "line": num, "column": num}, "ok"),
 		"TimerPreview":    obj(map[string]any{"next": map[string]any{"type": "array", "items": tim}}, "next"),
 		"AdHocActivation": obj(map[string]any{"elements": strs, "variables": anyOb}, "elements"),
 		"Task": obj(map[string]any{
