@@ -212,8 +212,9 @@ func (x *instance) boundary(t *token, s *Subscription, n *model.Node) {
 	case s.Conditional: // it fires again when the condition next becomes true
 	case s.Timer != nil && s.Repeat != 0:
 		x.rearm(t, s, n)
-	default:
-		x.removeSubscription(s)
+	case s.Timer != nil:
+		x.removeSubscription(s) // a timer that fires once
+	default: // a message or signal: it fires again for the next one while the activity runs
 	}
 	x.work = append(x.work, step{tok: x.newToken(t.scope), node: n})
 }

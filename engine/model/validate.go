@@ -121,13 +121,16 @@ func (v *validator) eventSub(s *Scope) {
 	if len(n.Incoming)+len(n.Outgoing) > 0 {
 		v.add(n.ID, "an event sub-process has no sequence flows in or out: its start event's trigger starts it")
 	}
+	if n.Loop != nil || n.Repeat != nil {
+		v.add(n.ID, "an event sub-process cannot loop or be multi-instance: its start event's trigger runs it, once per trigger; put the loop on a sub-process inside it")
+	}
 	starts := s.Starts()
 	if len(starts) != 1 {
 		v.add(n.ID, "an event sub-process needs exactly one start event, found %d", len(starts))
 		return
 	}
 	switch starts[0].Trigger {
-	case TriggerMessage, TriggerTimer, TriggerSignal, TriggerError, TriggerEscalation, TriggerConditional:
+	case TriggerMessage, TriggerTimer, TriggerSignal, TriggerError, TriggerEscalation, TriggerConditional, TriggerMultiple:
 	case TriggerNone:
 		v.add(starts[0].ID, "the start event of an event sub-process needs a trigger: a message, timer, signal, error or escalation")
 	case TriggerCompensation:
@@ -349,7 +352,7 @@ func (v *validator) trigger(n *Node) {
 			// sub-process starts.
 			catchesThrown := n.Kind == KindBoundaryEvent || n.Kind == KindStartEvent && n.Scope != nil && n.Scope.Owner != nil && n.Scope.Owner.EventSub
 			switch {
-			case throws && (alt.Trigger == TriggerSignal || alt.Trigger == TriggerEscalation || alt.Trigger == TriggerCompensation):
+			case throws && (alt.Trigger == TriggerSignal || alt.Trigger == TriggerEscalation || alt.Trigger == TriggerCompensation || alt.Trigger == TriggerMessage):
 			case !throws && (alt.Trigger == TriggerMessage || alt.Trigger == TriggerSignal || alt.Trigger == TriggerTimer || alt.Trigger == TriggerConditional):
 			case !throws && catchesThrown && (alt.Trigger == TriggerError || alt.Trigger == TriggerEscalation):
 			default:

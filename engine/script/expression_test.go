@@ -324,3 +324,17 @@ func TestFEELBuiltins(t *testing.T) {
 	_, err := CompileExpression(`=date and time("2026-01-01")`)
 	require.ErrorContains(t, err, "is not supported: the built-ins are")
 }
+
+// TestFEELItemIsAName: item is the usual name of a multi-instance's
+// element; only in a filter does FEEL give it a meaning of its own.
+func TestFEELItemIsAName(t *testing.T) {
+	t.Parallel()
+	e := setup(t, Config{})
+	p, err := CompileExpression("=item * 10")
+	require.NoError(t, err)
+	got, err := e.Eval(context.Background(), p, map[string]any{"item": 4})
+	require.NoError(t, err)
+	require.EqualValues(t, 40, got)
+	_, err = CompileExpression("=orders[item > 10]")
+	require.ErrorContains(t, err, "filter expressions")
+}

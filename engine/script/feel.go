@@ -78,7 +78,6 @@ var feelUnsupported = map[string]string{
 	"every": "quantified expressions (every ... satisfies)", "satisfies": "quantified expressions",
 	"in": "for/quantified expressions and 'in' tests", "between": "between ... and", "instance": "instance of",
 	"of": "instance of", "function": "function definitions", "external": "external functions",
-	"item": "filter expressions (list[condition])",
 }
 
 // feelFilterOps mark a [...] that is a filter, not an index.
@@ -166,6 +165,8 @@ func translateFEEL(text string, start int) (translation, error) {
 				operand = false
 			case feelUnsupported[name] != "":
 				return fail(t, "FEEL construct %q (%s) is not supported", name, feelUnsupported[name])
+			case name == "item" && top() == 'i': // item names the element in a filter; elsewhere it is a variable (a multi-instance's inputElement)
+				return fail(t, "FEEL filter expressions (list[condition]) are not supported")
 			case jsReserved[name]:
 				return fail(t, "%q cannot be used as a name in a FEEL expression", name)
 			case isPunct(toks, i+1, "(") && feelBuiltins[name]:
