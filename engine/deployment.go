@@ -161,6 +161,9 @@ func Validate(def *model.Definition) model.Problems {
 			case "", "javascript":
 				_, err := script.CompileScript(src)
 				return err
+			case model.ScriptExpression:
+				_, err := compileExpr(src)
+				return err
 			}
 			return fmt.Errorf("script format %q does not run: write the script in JavaScript", format)
 		},

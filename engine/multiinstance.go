@@ -12,7 +12,7 @@ import (
 // on the activity (TokenMulti) and keeps the books in its local variables,
 // named as Camunda names them so conditions can use them: nrOfInstances,
 // nrOfCompletedInstances, nrOfActiveInstances. Each instance is a token of its
-// own on the same node (token.outer points back), with loopCounter (from 1)
+// own on the same node (token.outer points back), with loopCounter (from 1; from 0 in Camunda 7 files)
 // and the item variable as local variables. When all have completed, or the
 // completion condition holds after one does, the rest are cancelled, the
 // outputs are stored in order as the output collection, and the waiting
@@ -89,7 +89,7 @@ func (x *instance) miSpawn(outer *token, i int) {
 	items := outer.local[miItems].([]any)
 	in := x.newToken(outer.scope)
 	in.outer = outer.id
-	in.local = map[string]any{"loopCounter": i + 1}
+	in.local = map[string]any{"loopCounter": i + mi.CounterFrom}
 	if mi.Element != "" {
 		in.local[mi.Element] = items[i]
 	}
@@ -107,7 +107,7 @@ func (x *instance) innerDone(in *token, result map[string]any) {
 		return
 	}
 	mi := n.Loop
-	i := count(in.local["loopCounter"]) - 1
+	i := count(in.local["loopCounter"]) - n.Loop.CounterFrom
 	scope := x.jobVars(in)
 	for k, v := range result {
 		scope[k] = v
@@ -129,7 +129,7 @@ func (x *instance) innerDone(in *token, result map[string]any) {
 		}
 	}
 	x.disarmToken(in)
-	x.emit(EventElementCompleted, n, in, map[string]any{"loopCounter": i + 1})
+	x.emit(EventElementCompleted, n, in, map[string]any{"loopCounter": i + mi.CounterFrom})
 	x.removeToken(in)
 	outer.local[miCompleted] = count(outer.local[miCompleted]) + 1
 	outer.local[miActive] = count(outer.local[miActive]) - 1

@@ -44,6 +44,11 @@ func (x *instance) newTask(t *token, n *model.Node) (*Task, error) {
 		CandidateUsers: []string{}, CandidateGroups: []string{},
 	}
 	var err error
+	if strings.Contains(n.Name, "${") { // a name with placeholders: "Review ${loopCounter}"
+		if task.Name, err = x.evalString(vars, n.Name); err != nil {
+			return nil, fmt.Errorf("name of %q: %w", n.ID, err)
+		}
+	}
 	if task.Assignee, err = x.evalString(vars, h.Assignee); err != nil {
 		return nil, fmt.Errorf("assignee of %q: %w", n.ID, err)
 	}

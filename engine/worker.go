@@ -291,13 +291,18 @@ func (e *Engine) runScript(ctx context.Context, n *model.Node, vars map[string]a
 		result any
 		err    error
 	)
-	if n.Script.Format == "feel" {
-		prog, cerr := script.CompileExpression(ensureFEEL(n.Script.Source))
+	switch n.Script.Format {
+	case "feel", model.ScriptExpression:
+		text := n.Script.Source
+		if n.Script.Format == "feel" {
+			text = ensureFEEL(text)
+		}
+		prog, cerr := compileExpr(text)
 		if cerr != nil {
 			return nil, Permanent(cerr)
 		}
 		result, err = e.eval.Eval(ctx, prog, vars)
-	} else {
+	default:
 		prog, cerr := script.CompileScript(n.Script.Source)
 		if cerr != nil {
 			return nil, Permanent(cerr)

@@ -13,8 +13,14 @@ func (x *extension) camunda() {
 	n, e := x.n, x.e
 	attr := func(name string) string { return e.attr(nsCamunda, name) }
 
+	if v := attr("expression"); v != "" && n.Kind == model.KindServiceTask && !strings.ContainsAny(v, "()") {
+		// A plain expression (${approved}, ${total * 2}), no bean method:
+		// the engine evaluates it, as it runs a script task.
+		n.Kind, n.Attrs = model.KindScriptTask, map[string]string{"element": "serviceTask"}
+		n.Script = model.Script{Format: model.ScriptExpression, Source: v, ResultVariable: attr("resultVariable")}
+	}
 	for _, java := range []string{"class", "delegateExpression", "expression"} {
-		if v := attr(java); v != "" {
+		if v := attr(java); v != "" && n.Script.Format != model.ScriptExpression {
 			x.needJobType.Add(n.ID, "camunda:%s %q %s: Workflow++ runs no Java; give the task a job type with wf:type, or camunda:type=\"external\" and camunda:topic, and serve it with a handler or an external worker",
 				java, v, unsupportedMarker)
 		}

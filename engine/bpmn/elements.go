@@ -2,6 +2,7 @@ package bpmn
 
 import (
 	"cmp"
+	"encoding/xml"
 	"fmt"
 	"slices"
 	"strings"
@@ -44,6 +45,12 @@ type converter struct {
 	signals     map[string]*element
 	escalations map[string]*element
 	forms       map[string]string // zeebe:userTaskForm id → form JSON, of the process being read
+	// camunda7: the document declares Camunda 7's namespace and not
+	// Zeebe's, so what BPMN leaves open is read as Camunda 7 does.
+	camunda7 bool
+	// executable: the process being read runs; only then must what it
+	// throws be complete.
+	executable bool
 }
 
 func newConverter() *converter {
@@ -57,6 +64,10 @@ func newConverter() *converter {
 
 func (c *converter) definitions(root *element) *model.Definition {
 	def := &model.Definition{Name: root.attr("", "name"), Format: model.FormatBPMN}
+	declares := func(ns string) bool {
+		return slices.ContainsFunc(root.attrs, func(a xml.Attr) bool { return a.Value == ns && (a.Name.Space == "xmlns" || a.Name.Local == "xmlns") })
+	}
+	c.camunda7 = declares(nsCamunda) && !declares(nsZeebe)
 	var processes []*element
 	for _, e := range root.children {
 		if e.name.Space != nsBPMN {
@@ -96,6 +107,7 @@ func (c *converter) definitions(root *element) *model.Definition {
 func (c *converter) process(e *element) *model.Process {
 	p := model.NewProcess(e.id(), e.attr("", "name"))
 	p.Executable = e.attr("", "isExecutable") != "false"
+	c.executable = p.Executable
 	p.Readers = splitList(e.attr(nsWF, "readers"))
 	c.forms = map[string]string{}
 	p.VersionTag = e.attr(nsCamunda, "versionTag")

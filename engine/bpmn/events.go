@@ -30,6 +30,11 @@ func (c *converter) eventDefinition(n *model.Node, d *element) {
 		if r := d.attr("", "errorRef"); r != "" { // none on a boundary event catches every error
 			if e := c.errors[ref(r)]; e != nil {
 				n.ErrorCode = e.attr("", "errorCode")
+				throws := n.Kind == model.KindEndEvent || n.Kind == model.KindIntermediateThrowEvent
+				if throws && n.ErrorCode == "" && c.executable {
+					// A catch matches errors by code: one without is caught only by catch-alls (Camunda refuses it too).
+					c.probs.Add(n.ID, "the error %q it throws has no errorCode: give <error id=%q> an errorCode for catches to match", ref(r), ref(r))
+				}
 				n.ErrorMessage = cmp.Or(d.attr(nsCamunda, "errorMessage"), e.attr(nsCamunda, "errorMessage"))
 			} else {
 				n.ErrorCode = ref(r) // Camunda 7 reads an errorRef naming no error as the code itself

@@ -1,6 +1,7 @@
 package bpmn
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -17,16 +18,27 @@ func (c *converter) multiInstance(n *model.Node, el *element) {
 		return
 	}
 	mi := &model.MultiInstance{
+		CounterFrom: 1,
 		Sequential:  strings.EqualFold(el.attr("", "isSequential"), "true"),
 		Cardinality: el.child(nsBPMN, "loopCardinality").trimmed(),
 		Completion:  el.child(nsBPMN, "completionCondition").trimmed(),
-		Collection:  el.attr(nsCamunda, "collection"),
-		Element:     el.attr(nsCamunda, "elementVariable"),
+		// BPMN's own: the collection a data input refers to (a variable
+		// name, as Camunda 7 reads it) and the item's name.
+		Collection: el.child(nsBPMN, "loopDataInputRef").trimmed(),
+	}
+	if item := el.child(nsBPMN, "inputDataItem"); item != nil {
+		mi.Element = cmp.Or(item.attr("", "name"), item.id())
+	}
+	set(&mi.Collection, el.attr(nsCamunda, "collection"))
+	set(&mi.Element, el.attr(nsCamunda, "elementVariable"))
+	if c.camunda7 || el.attr(nsCamunda, "collection") != "" {
+		mi.CounterFrom = 0 // Camunda 7 counts instances from 0
 	}
 	for _, z := range el.extensions(nsZeebe) {
 		if z.name.Local != "loopCharacteristics" {
 			continue
 		}
+		mi.CounterFrom = 1
 		set(&mi.Collection, z.attr("", "inputCollection"))
 		set(&mi.Element, z.attr("", "inputElement"))
 		set(&mi.OutputCollection, z.attr("", "outputCollection"))

@@ -40,10 +40,10 @@ func TestParseMultiInstance(t *testing.T) {
 	require.NoError(t, err)
 	p := def.Main()
 	require.Equal(t, &model.MultiInstance{
-		Collection: "=orders", Element: "order", OutputCollection: "results",
+		CounterFrom: 1, Collection: "=orders", Element: "order", OutputCollection: "results",
 		OutputElement: "=result", Completion: "=nrOfCompletedInstances >= 2",
 	}, p.Node("zeebe").Loop)
 	require.Equal(t, &model.MultiInstance{Sequential: true, Collection: "${reviewers}", Element: "reviewer"}, p.Node("camunda").Loop)
-	require.Equal(t, &model.MultiInstance{Cardinality: "3"}, p.Node("cardinality").Loop)
+	require.Equal(t, &model.MultiInstance{CounterFrom: 1, Cardinality: "3"}, p.Node("cardinality").Loop, "a file that uses Zeebe counts from 1")
 	require.Empty(t, model.Validate(def, model.Checks{}))
 }

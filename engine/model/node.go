@@ -112,7 +112,7 @@ type Job struct {
 
 // Script is the body of a script task.
 type Script struct {
-	Format         string // "javascript" (the only one that runs)
+	Format         string // "javascript", "feel" (zeebe:script) or ScriptExpression
 	Source         string
 	ResultVariable string // when set the result is stored here, else an object result is merged
 }
@@ -144,6 +144,10 @@ type Human struct {
 	// notifies them without waiting.
 	JobListeners []JobListener
 }
+
+// ScriptExpression is the Script.Format of a Camunda 7 service task whose
+// camunda:expression is a plain expression: it is evaluated, not run.
+const ScriptExpression = "expression"
 
 // ExecListener is one execution listener: Script runs on Event,
 // ListenStart or ListenEnd.
@@ -272,6 +276,9 @@ type AdHoc struct {
 // MultiInstance makes an activity run once per item of a collection (or a
 // number of times), all at once or one after another.
 type MultiInstance struct {
+	// CounterFrom is the loopCounter of the first instance: 1 by Camunda
+	// 8's rule, 0 by Camunda 7's (its files are read that way).
+	CounterFrom      int
 	Sequential       bool
 	Collection       string // expression giving the list of items
 	Element          string // variable each instance sees its item as
