@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,12 +13,34 @@ import (
 	"github.com/workflowpp/wfpp/engine/script"
 )
 
+// dataObjectCall is BPMN's XPath function reading a data object by name.
+var dataObjectCall = regexp.MustCompile(`bpmn:getDataObject\(\s*(?:'([^']*)'|"([^"]*)")\s*\)`)
+
+// compileXPath compiles the XPath conditions BPMN's own examples use on
+// data objects (bpmn:getDataObject('approved'), not(...), = 'yes') as the
+// FEEL they read as: a data object is a variable of its name, and FEEL
+// shares not(), = and '...' strings with XPath. Other XPath is refused.
+func compileXPath(text string) (*script.Program, error) {
+	feel := dataObjectCall.ReplaceAllStringFunc(text, func(m string) string {
+		g := dataObjectCall.FindStringSubmatch(m)
+		return cmp.Or(g[1], g[2])
+	})
+	if strings.Contains(feel, "bpmn:") {
+		return nil, fmt.Errorf("XPath function %q is %s: only bpmn:getDataObject('name') is read; write the condition in JavaScript or FEEL on process variables", feel, notSupported)
+	}
+	prog, err := script.CompileExpression("=" + feel)
+	if err != nil {
+		return nil, fmt.Errorf("XPath condition %q read as FEEL %q: %w", text, feel, err)
+	}
+	return prog, nil
+}
+
 // compileExpr compiles an expression. Plain text is JavaScript; when it does
 // not compile as JavaScript but does as the FEEL subset (files written for
 // lib-bpmn-engine's expr-lang, e.g. `a < 3 and b`), it is read as FEEL.
 func compileExpr(text string) (*script.Program, error) {
 	if strings.Contains(text, "bpmn:get") {
-		return nil, fmt.Errorf("XPath data-object functions (bpmn:getDataObject...) are %s: write the condition in JavaScript or FEEL on process variables", notSupported)
+		return compileXPath(text)
 	}
 	if script.DetectDialect(text) == script.JavaScript && hasLoneEquals(text) {
 		// `approved=true` in a condition means a comparison (FEEL, expr-lang),

@@ -236,3 +236,26 @@ func TestEventGateway(t *testing.T) {
 		require.Zero(t, h.count(inst.ID, engine.EventMessageCorrelated, ""))
 	})
 }
+
+// TestXPathDataObjectConditions: the XPath conditions on data objects that
+// BPMN's own examples use read a data object as the variable of its name.
+func TestXPathDataObjectConditions(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="p" isExecutable="true">
+    <startEvent id="s"/><exclusiveGateway id="g"/><endEvent id="yes"/><endEvent id="no"/><endEvent id="maybe"/>
+    <sequenceFlow id="f0" sourceRef="s" targetRef="g"/>
+    <sequenceFlow id="fy" sourceRef="g" targetRef="yes"><conditionExpression>bpmn:getDataObject('approved') and bpmn:getDataObject("clarified") = 'yes'</conditionExpression></sequenceFlow>
+    <sequenceFlow id="fn" sourceRef="g" targetRef="no"><conditionExpression>not(bpmn:getDataObject('approved'))</conditionExpression></sequenceFlow>
+    <sequenceFlow id="fm" sourceRef="g" targetRef="maybe"><conditionExpression>bpmn:getDataObject('clarified') = 'no'</conditionExpression></sequenceFlow></process>`))
+	for vars, end := range map[[2]any]string{{true, "yes"}: "yes", {false, "yes"}: "no", {true, "no"}: "maybe"} {
+		inst := h.start("p", map[string]any{"approved": vars[0], "clarified": vars[1]})
+		h.requireStatus(inst.ID, engine.StatusCompleted)
+		require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, end), "%v", vars)
+	}
+	_, _, err := h.e.Deploy(h.ctx, engine.DeployRequest{Source: callBPMN(`<process id="q" isExecutable="true">
+    <startEvent id="s"/><exclusiveGateway id="g" default="fd"/><endEvent id="a"/><endEvent id="b"/>
+    <sequenceFlow id="f0" sourceRef="s" targetRef="g"/><sequenceFlow id="fd" sourceRef="g" targetRef="b"/>
+    <sequenceFlow id="fa" sourceRef="g" targetRef="a"><conditionExpression>bpmn:getActivityProperty('t', 'x')</conditionExpression></sequenceFlow></process>`)})
+	require.ErrorContains(t, err, "only bpmn:getDataObject('name') is read")
+}

@@ -26,7 +26,7 @@ func (x *extension) camunda() {
 		}
 	}
 	if v := attr("decisionRef"); v != "" {
-		x.needJobType.Add(n.ID, "camunda:decisionRef (a DMN decision) %s yet: evaluate the rule in a script task or give the task a job type with wf:type", unsupportedMarker)
+		x.decision(v, attr("resultVariable"))
 	}
 	switch t := attr("type"); t {
 	case "", "external":

@@ -70,6 +70,21 @@ func splitList(v string) []string {
 }
 
 // mergeHeaders adds h to the node's job headers, replacing keys already there.
+// DecisionJobType is the job type of a business rule task that calls a DMN
+// decision: Workflow++ evaluates no DMN itself, so a handler registered for
+// it or an external worker does, told the decision by the job's headers
+// decisionId and resultVariable, and returns {resultVariable: result}.
+const DecisionJobType = "decision"
+
+// decision makes the node's work the DMN decision id, a job of
+// DecisionJobType unless another dialect names a type.
+func (x *extension) decision(id, resultVariable string) {
+	if x.n.Job.Type == "" {
+		x.n.Job.Type = DecisionJobType
+	}
+	x.mergeHeaders(map[string]string{"decisionId": id, "resultVariable": resultVariable})
+}
+
 func (x *extension) mergeHeaders(h map[string]string) {
 	if len(h) == 0 {
 		return

@@ -390,7 +390,6 @@ func TestParseUnsupported(t *testing.T) {
 		{"adhoc", "callChoreography is not supported yet"},
 		{"java", "camunda:class \"com.example.Charge\" is not supported: Workflow++ runs no Java"},
 		{"delegate", "camunda:delegateExpression \"${charger}\" is not supported"},
-		{"dmn", "zeebe:calledDecision (a DMN decision) is not supported yet"},
 		{"chor", "choreography is not supported yet"},
 		{"choreoTask", "choreographyTask is not supported yet"},
 		{"unknown", `unknown BPMN element "frobnicator"`},

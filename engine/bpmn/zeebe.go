@@ -49,7 +49,7 @@ func (x *extension) zeebe() {
 				n.Script = model.Script{Format: "feel", Source: attr("expression"), ResultVariable: attr("resultVariable")}
 			}
 		case "calledDecision":
-			x.needJobType.Add(n.ID, "zeebe:calledDecision (a DMN decision) %s yet: evaluate the rule in a script task or give the task a job type", unsupportedMarker)
+			x.decision(attr("decisionId"), attr("resultVariable"))
 		case "executionListeners":
 			x.zeebeExecutionListeners(el)
 		case "taskListeners":

@@ -130,7 +130,7 @@ func TestCompileErrors(t *testing.T) {
 		{"a +\n  * b", 2, 3, "Unexpected"},
 		{"=amount >", 0, 0, ""},
 		{"=for x in items return x", 1, 2, `"for"`},
-		{"=some x in items satisfies x > 1", 1, 2, `"some"`},
+		{"=some x in items", 1, 2, "without 'satisfies'"},
 		{"=items[item > 1]", 1, 8, "filter"},
 		{"=date(items) > 1", 1, 2, "date()"},
 		{"=1..5", 1, 3, "range"},
@@ -337,4 +337,32 @@ func TestFEELItemIsAName(t *testing.T) {
 	require.EqualValues(t, 40, got)
 	_, err = CompileExpression("=orders[item > 10]")
 	require.ErrorContains(t, err, "filter expressions")
+}
+
+// TestFEELQuantifiedAndMore: some/every ... satisfies, now(), and numbers
+// written with leading zeros, as the MIWG C.9.0 model uses them.
+func TestFEELQuantifiedAndMore(t *testing.T) {
+	t.Parallel()
+	e := setup(t, Config{})
+	vars := map[string]any{"riskLevels": []any{"green", "red"}, "n": 3}
+	for expr, want := range map[string]any{
+		`= some risk in riskLevels satisfies risk = "red"`:              true,
+		`= every risk in riskLevels satisfies risk = "red"`:             false,
+		`= every risk in riskLevels satisfies risk != "blue" and n > 2`: true,
+		`= if some r in riskLevels satisfies r = "green" then 1 else 2`: int64(1),
+		`= count(riskLevels) = 2 and some r in [1, 2] satisfies r > 1`:  true,
+		`=01`:                                int64(1),
+		`=0.5 + 00.5`:                        int64(1),
+		`=string length(string(now())) > 18`: true,
+	} {
+		p, err := CompileExpression(expr)
+		require.NoError(t, err, expr)
+		got, err := e.Eval(context.Background(), p, vars)
+		require.NoError(t, err, expr)
+		require.Equal(t, want, got, expr)
+	}
+	_, err := CompileExpression(`= some r in riskLevels`)
+	require.ErrorContains(t, err, "without 'satisfies'")
+	_, err = CompileExpression(`= x satisfies y`)
+	require.ErrorContains(t, err, "satisfies")
 }

@@ -20,7 +20,7 @@ import (
 const spaceMark = "__sp__"
 
 // feelKeywords end a name with spaces: "a and b" is two names.
-var feelKeywords = map[string]bool{"and": true, "or": true, "not": true, "true": true, "false": true, "null": true, "if": true, "then": true, "else": true}
+var feelKeywords = map[string]bool{"and": true, "or": true, "not": true, "true": true, "false": true, "null": true, "if": true, "then": true, "else": true, "some": true, "every": true, "satisfies": true}
 
 // mergeSpacedNames joins consecutive names (not keywords) into one.
 func mergeSpacedNames(toks []lexToken) []lexToken {
@@ -61,6 +61,7 @@ var feelBuiltins = map[string]bool{
 	"append": true, "concatenate": true, "flatten": true, "distinct values": true, "index of": true,
 	"reverse": true, "sublist": true, "is empty": true, "abs": true, "floor": true, "ceiling": true,
 	"modulo": true, "sqrt": true, "odd": true, "even": true, "decimal": true, "is defined": true,
+	"now": true, "today": true,
 }
 
 func feelBuiltinList() string {
@@ -74,9 +75,8 @@ func feelBuiltinList() string {
 
 // feelUnsupported are FEEL keywords whose constructs are not translated.
 var feelUnsupported = map[string]string{
-	"for": "for loops", "return": "for loops", "some": "quantified expressions (some ... satisfies)",
-	"every": "quantified expressions (every ... satisfies)", "satisfies": "quantified expressions",
-	"in": "for/quantified expressions and 'in' tests", "between": "between ... and", "instance": "instance of",
+	"for": "for loops", "return": "for loops", "satisfies": "'satisfies' without 'some' or 'every'",
+	"in": "for loops and 'in' tests", "between": "between ... and", "instance": "instance of",
 	"of": "instance of", "function": "function definitions", "external": "external functions",
 }
 
@@ -94,8 +94,10 @@ func translateFEEL(text string, start int) (translation, error) {
 	}
 	toks = mergeSpacedNames(toks)
 	type frame struct {
-		kind byte // ( [ { i(index) a(call arguments) c(if-cond) t(if-then) e(if-else)
-		pos  int
+		kind  byte // ( [ { i(index) a(call arguments) c(if-cond) t(if-then) e(if-else) q(some/every list) s(satisfies)
+		pos   int
+		quant string // q, s: "some" or "every"
+		bound string // q, s: the name each element is bound to
 	}
 	var (
 		e       emitter
@@ -108,10 +110,12 @@ func translateFEEL(text string, start int) (translation, error) {
 		}
 		return stack[len(stack)-1].kind
 	}
+	// closeElse ends the open else branches and satisfies conditions: they
+	// run to the end of what holds them.
 	closeElse := func(pos int) {
-		for top() == 'e' {
+		for k := top(); k == 'e' || k == 's'; k = top() {
 			stack = stack[:len(stack)-1]
-			e.emit(pos, ")")
+			e.emit(pos, map[byte]string{'e': ")", 's': "))"}[k])
 		}
 	}
 	fail := func(t lexToken, format string, args ...any) (translation, error) {
@@ -121,7 +125,11 @@ func translateFEEL(text string, start int) (translation, error) {
 		t := toks[i]
 		switch t.kind {
 		case tokNumber:
-			e.emit(t.pos, t.text)
+			num := strings.TrimLeft(t.text, "0") // FEEL 01 is 1 (JavaScript would read an octal)
+			if num == "" || num[0] == '.' {
+				num = "0" + num
+			}
+			e.emit(t.pos, num)
 			operand = true
 		case tokString:
 			e.emitString(t.pos, t.text)
@@ -145,7 +153,26 @@ func translateFEEL(text string, start int) (translation, error) {
 				operand = true
 			case name == "if":
 				e.emit(t.pos, "(")
-				stack = append(stack, frame{'c', t.pos})
+				stack = append(stack, frame{kind: 'c', pos: t.pos})
+				operand = false
+			case name == "some" || name == "every":
+				// some x in list satisfies cond → (list).some((x) => (cond))
+				if operand || i+2 >= len(toks) || toks[i+1].kind != tokIdent || !isIdent(toks, i+2, "in") ||
+					!plainName(toks[i+1].text) || strings.Contains(toks[i+1].text, " ") {
+					return fail(t, "FEEL '%s' is written: %s name in list satisfies condition", name, name)
+				}
+				e.emit(t.pos, "(")
+				stack = append(stack, frame{kind: 'q', pos: t.pos, quant: name, bound: toks[i+1].text})
+				i += 2
+				operand = false
+			case name == "satisfies":
+				closeElse(t.pos)
+				if top() != 'q' {
+					return fail(t, "FEEL 'satisfies' without 'some' or 'every ... in'")
+				}
+				q := &stack[len(stack)-1]
+				q.kind = 's'
+				e.emit(t.pos, ")."+q.quant+"(("+q.bound+") => (")
 				operand = false
 			case name == "then":
 				closeElse(t.pos)
@@ -175,7 +202,7 @@ func translateFEEL(text string, start int) (translation, error) {
 				e.emit(t.pos, "]")
 				i++ // the call's "(": its arguments are a frame of their own
 				e.emit(toks[i].pos, "(")
-				stack = append(stack, frame{'a', toks[i].pos})
+				stack = append(stack, frame{kind: 'a', pos: toks[i].pos})
 				operand = false
 			case isPunct(toks, i+1, "("):
 				return fail(t, "FEEL function %s() is not supported: the built-ins are %s", name, feelBuiltinList())
@@ -209,14 +236,14 @@ func translateFEEL(text string, start int) (translation, error) {
 					return fail(t, "function calls are not supported in FEEL expressions")
 				}
 				e.emit(t.pos, "(")
-				stack = append(stack, frame{'(', t.pos})
+				stack = append(stack, frame{kind: '(', pos: t.pos})
 			case "[":
 				if operand {
 					e.emit(t.pos, "?.[(") // FEEL lists are 1-based
-					stack = append(stack, frame{'i', t.pos})
+					stack = append(stack, frame{kind: 'i', pos: t.pos})
 				} else {
 					e.emit(t.pos, "[")
-					stack = append(stack, frame{'[', t.pos})
+					stack = append(stack, frame{kind: '[', pos: t.pos})
 				}
 				operand = false
 			case "{":
@@ -224,7 +251,7 @@ func translateFEEL(text string, start int) (translation, error) {
 					return fail(t, "unexpected '{'")
 				}
 				e.emit(t.pos, "{")
-				stack = append(stack, frame{'{', t.pos})
+				stack = append(stack, frame{kind: '{', pos: t.pos})
 			case ")", "]", "}":
 				closeElse(t.pos)
 				want := map[string]byte{")": '(', "]": '[', "}": '{'}[p]
@@ -288,6 +315,8 @@ func translateFEEL(text string, start int) (translation, error) {
 			return translation{}, newCompileError(text, f.pos, "FEEL 'if' without 'then'")
 		case 't':
 			return translation{}, newCompileError(text, f.pos, "FEEL 'if ... then' without 'else'")
+		case 'q':
+			return translation{}, newCompileError(text, f.pos, "FEEL '%s ... in' without 'satisfies'", f.quant)
 		default:
 			return translation{}, newCompileError(text, f.pos, "unclosed bracket")
 		}

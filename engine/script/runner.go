@@ -294,6 +294,9 @@ Object.defineProperty(g, "` + templateFunc + `", {value: function template(parts
 const feelNum = (x) => typeof x === "number" ? x : null;
 Object.defineProperty(g, "` + feelFunc + `", {value: Object.freeze({
 	"string length": (s) => typeof s === "string" ? s.length : null,
+	// Date-times are ISO-8601 text here (UTC), which sort as they compare.
+	"now": () => new Date().toISOString(),
+	"today": () => new Date().toISOString().slice(0, 10),
 	"upper case": (s) => typeof s === "string" ? s.toUpperCase() : null,
 	"lower case": (s) => typeof s === "string" ? s.toLowerCase() : null,
 	"substring": (s, start, len) => {
