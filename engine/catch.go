@@ -238,7 +238,7 @@ func (x *instance) rearm(t *token, s *Subscription, n *model.Node) {
 	if repeat == 0 {
 		return
 	}
-	sub := x.addSubscription(&Subscription{Token: t.id, ElementID: n.ID, Timer: &next, Repeat: repeat})
+	sub := x.addSubscription(&Subscription{Token: t.id, ElementID: n.ID, Timer: &next, Repeat: repeat, Scope: s.Scope})
 	x.armTimer(sub)
 }
 

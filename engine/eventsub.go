@@ -32,6 +32,12 @@ func (x *instance) armEventSubs(scopeID uint64, s *model.Scope) {
 		if err := x.subscribe(w, st); err != nil {
 			w.watch = false // an incident holds the scope open, so someone sees it
 			x.incidentAt(w, "event", err.Error(), phaseEnter)
+			continue
+		}
+		for _, s := range x.subs {
+			if s.Token == w.id {
+				s.Scope = scopeID // the watcher is stored as its subscriptions (Snapshot.TokenStates)
+			}
 		}
 	}
 }

@@ -1,12 +1,14 @@
 package engine_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/store/memstore"
 )
 
 // espProcess is a process that waits at user task "work" beside the event
@@ -177,4 +179,70 @@ func TestCronTimeZoneInTheText(t *testing.T) {
 	require.Nil(t, h.instance(inst.ID).Variables["hits"])
 	h.advance(time.Minute)
 	require.EqualValues(t, 1, h.instance(inst.ID).Variables["hits"])
+}
+
+// TestEventSubWatchersSurviveRestart: the watcher of an event sub-process
+// start inside a sub-process is stored as its subscription only; another
+// engine on the same store (parking every waiting instance, as a large
+// store does) still runs the event sub-process in that sub-process's
+// scope, and it keeps watching.
+func TestEventSubWatchersSurviveRestart(t *testing.T) {
+	t.Parallel()
+	st := memstore.New(memstore.WithParking(0))
+	newEngine := func() *engine.Engine {
+		e, err := engine.New(engine.Config{Store: st, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2})
+		require.NoError(t, err)
+		require.NoError(t, e.Run(context.Background()))
+		return e
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	first := newEngine()
+	_, _, err := first.Deploy(ctx, engine.DeployRequest{Source: callBPMN(`<message id="m" name="nudge"/><process id="p" isExecutable="true">
+    <startEvent id="s"/>
+    <subProcess id="sub">
+      <startEvent id="ss"/><userTask id="work"/><endEvent id="se"/>
+      <sequenceFlow id="sf1" sourceRef="ss" targetRef="work"/><sequenceFlow id="sf2" sourceRef="work" targetRef="se"/>
+      <subProcess id="esp" triggeredByEvent="true">
+        <startEvent id="espStart" isInterrupting="false"><messageEventDefinition messageRef="m"/></startEvent>
+        <scriptTask id="count" scriptFormat="javascript"><script>return {nudges: (typeof nudges === 'number' ? nudges : 0) + 1}</script></scriptTask>
+        <endEvent id="espEnd"/>
+        <sequenceFlow id="ef1" sourceRef="espStart" targetRef="count"/><sequenceFlow id="ef2" sourceRef="count" targetRef="espEnd"/>
+      </subProcess>
+    </subProcess>
+    <endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="sub"/><sequenceFlow id="f2" sourceRef="sub" targetRef="e"/></process>`)})
+	require.NoError(t, err)
+	inst, _, err := first.Start(ctx, engine.StartRequest{Definition: "p"})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		snap, err := first.Instance(ctx, inst.ID)
+		return err == nil && snap.Status == engine.StatusWaiting
+	}, 10*time.Second, 5*time.Millisecond)
+	stored, err := st.Instance(ctx, inst.ID)
+	require.NoError(t, err)
+	require.Len(t, stored.Tokens, 2, "the sub-process's token and the task's: the watcher is stored as its subscription")
+	watchers := 0
+	for _, ts := range stored.TokenStates() {
+		if ts.Watch {
+			watchers++
+			require.Equal(t, "espStart", ts.ElementID)
+			require.NotZero(t, ts.Scope, "it watches the sub-process's scope")
+		}
+	}
+	require.Equal(t, 1, watchers)
+	first.Close()
+
+	second := newEngine()
+	defer second.Close()
+	for want := 1; want <= 2; want++ {
+		require.Eventually(t, func() bool { // recovery loads the instance, and its subscription, in the background
+			n, err := second.Correlate(ctx, engine.Message{Name: "nudge"})
+			return err == nil && n == 1
+		}, 10*time.Second, 5*time.Millisecond)
+		require.Eventually(t, func() bool {
+			snap, err := second.Instance(ctx, inst.ID)
+			return err == nil && snap.Variables["nudges"] == int64(want)
+		}, 10*time.Second, 5*time.Millisecond, "nudge %d ran the event sub-process", want)
+	}
 }

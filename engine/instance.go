@@ -153,6 +153,13 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 	for i := range s.Subscriptions {
 		sub := s.Subscriptions[i]
 		x.subs = append(x.subs, &sub)
+		if x.token(sub.Token) == nil { // a watcher of an event sub-process start: not stored as a token
+			n := proc.Node(sub.ElementID)
+			if n == nil {
+				return nil, fmt.Errorf("restoring instance %s: event sub-process start %q is not in the process", s.ID, sub.ElementID)
+			}
+			x.tokens = append(x.tokens, &token{id: sub.Token, node: n, scope: sub.Scope, status: TokenEvent, watch: true})
+		}
 	}
 	for i := range s.Incidents {
 		inc := s.Incidents[i]
@@ -175,8 +182,11 @@ func (x *instance) snapshot() *Snapshot {
 	s.Status, s.Seq, s.Variables, s.NextID, s.Compensable = x.status, x.seq, x.vars, x.nextID, x.compensable
 	s.Updated = x.now
 	x.varsOwned = false
-	s.Tokens = make([]TokenState, len(x.tokens))
-	for i, t := range x.tokens {
+	s.Tokens = make([]TokenState, 0, len(x.tokens))
+	for _, t := range x.tokens {
+		if t.watch && t.status == TokenEvent && x.subscribed(t) {
+			continue // its subscriptions say all there is (Snapshot.TokenStates)
+		}
 		ts := TokenState{
 			ID: t.id, ElementID: t.node.ID, Scope: t.scope, Status: t.status,
 			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer, Listener: t.listener,
@@ -185,7 +195,7 @@ func (x *instance) snapshot() *Snapshot {
 		if t.via != nil {
 			ts.Via = t.via.ID
 		}
-		s.Tokens[i] = ts
+		s.Tokens = append(s.Tokens, ts)
 	}
 	s.Scopes, s.Subscriptions, s.Incidents, s.Tasks = nil, nil, nil, nil
 	for _, sc := range x.scopes {
@@ -287,6 +297,11 @@ func (x *instance) newToken(scope uint64) *token {
 	t := &token{id: x.nextID, scope: scope, status: TokenActive}
 	x.tokens = append(x.tokens, t)
 	return t
+}
+
+// subscribed reports whether token t holds a subscription.
+func (x *instance) subscribed(t *token) bool {
+	return slices.ContainsFunc(x.subs, func(s *Subscription) bool { return s.Token == t.id })
 }
 
 func (x *instance) token(id uint64) *token {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/google/uuid"
 	"github.com/workflowpp/wfpp/engine/model"
 )
 
@@ -28,25 +29,53 @@ type messageSub struct {
 }
 
 // messageIndex finds the subscriptions a message matches, across partitions.
+// It holds one entry per waiting subscription (an event sub-process armed in
+// 100,000 waiting instances is 100,000 entries), so an entry keeps only what
+// its key does not say.
 type messageIndex struct {
 	mu   sync.Mutex
-	subs map[string][]messageSub // by name + "\x00" + key
+	subs map[string][]indexEntry // by name + "\x00" + key
 }
 
-func newMessageIndex() *messageIndex { return &messageIndex{subs: map[string][]messageSub{}} }
+// indexEntry is a subscription of the name and key it is filed under. The
+// instance id is kept as the 16 bytes of its UUID, so that the entry does
+// not hold on to the id's text (which a parked instance no longer needs);
+// an id that is no UUID is kept as text.
+type indexEntry struct {
+	id   uuid.UUID
+	text string
+	sub  uint64
+}
+
+func entryOf(s messageSub) indexEntry {
+	if id, err := uuid.Parse(s.inst); err == nil && id.String() == s.inst {
+		return indexEntry{id: id, sub: s.sub}
+	}
+	return indexEntry{text: s.inst, sub: s.sub}
+}
+
+func (en indexEntry) inst() string {
+	if en.text != "" {
+		return en.text
+	}
+	return en.id.String()
+}
+
+func newMessageIndex() *messageIndex { return &messageIndex{subs: map[string][]indexEntry{}} }
 
 func (m *messageIndex) add(s messageSub) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	k := s.name + "\x00" + s.key
-	m.subs[k] = append(m.subs[k], s)
+	m.subs[k] = append(m.subs[k], entryOf(s))
 }
 
 func (m *messageIndex) remove(s messageSub) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	k := s.name + "\x00" + s.key
-	list := slices.DeleteFunc(m.subs[k], func(o messageSub) bool { return o.inst == s.inst && o.sub == s.sub })
+	e := entryOf(s)
+	list := slices.DeleteFunc(m.subs[k], func(o indexEntry) bool { return o == e })
 	if len(list) == 0 {
 		delete(m.subs, k)
 		return
@@ -61,20 +90,25 @@ func (m *messageIndex) candidates(name, key string) []messageSub {
 	var out []messageSub
 	seen := map[string]bool{}
 	for _, s := range m.subs[name+"\x00"+key] {
-		if !seen[s.inst] {
-			seen[s.inst] = true
-			out = append(out, s)
+		if inst := s.inst(); !seen[inst] {
+			seen[inst] = true
+			out = append(out, messageSub{name: name, key: key, inst: inst, sub: s.sub})
 		}
 	}
 	return out
 }
 
 // all returns every subscription of a name without correlation key (the
-// signal subscriptions), copied.
+// signal subscriptions).
 func (m *messageIndex) all(name string) []messageSub {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return slices.Clone(m.subs[name+"\x00"])
+	list := m.subs[name+"\x00"]
+	out := make([]messageSub, len(list))
+	for i, s := range list {
+		out[i] = messageSub{name: name, inst: s.inst(), sub: s.sub}
+	}
+	return out
 }
 
 // Correlate delivers a message to every instance waiting for it (one

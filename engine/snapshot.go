@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Snapshot is the stored state of one instance at sequence Seq: enough to
 // carry on after a restart.
@@ -81,6 +84,24 @@ type TokenState struct {
 	Awaits []string `json:"awaits,omitempty" bson:"awaits,omitempty"`
 }
 
+// TokenStates lists every token: Tokens, then the watchers of event
+// sub-process starts, which are not stored as tokens (there is one per
+// armed start per waiting instance, and all it holds its subscriptions
+// say): a subscription whose token is not among Tokens is a watcher's.
+func (s *Snapshot) TokenStates() []TokenState {
+	var out []TokenState
+	for _, sub := range s.Subscriptions {
+		if !slices.ContainsFunc(s.Tokens, func(t TokenState) bool { return t.ID == sub.Token }) &&
+			!slices.ContainsFunc(out, func(t TokenState) bool { return t.ID == sub.Token }) {
+			out = append(out, TokenState{ID: sub.Token, ElementID: sub.ElementID, Scope: sub.Scope, Status: TokenEvent, Watch: true})
+		}
+	}
+	if len(out) == 0 {
+		return s.Tokens
+	}
+	return append(slices.Clip(s.Tokens), out...)
+}
+
 // ScopeState is a running embedded sub-process: the token that waits for it
 // at the sub-process node, in its parent scope.
 type ScopeState struct {
@@ -101,7 +122,8 @@ type ScopeState struct {
 type Subscription struct {
 	ID             uint64     `json:"id" bson:"id"`
 	Token          uint64     `json:"token" bson:"token"`
-	ElementID      string     `json:"elementId" bson:"element_id"` // the catch event, boundary event or receive task
+	ElementID      string     `json:"elementId" bson:"element_id"`            // the catch event, boundary event or receive task
+	Scope          uint64     `json:"scope,omitempty" bson:"scope,omitempty"` // a watcher's (eventsub.go): the scope it watches
 	Timer          *time.Time `json:"due,omitempty" bson:"due,omitempty"`
 	Repeat         int        `json:"repeat,omitempty" bson:"repeat,omitempty"` // cycles still to come; -1 forever
 	Message        string     `json:"message,omitempty" bson:"message,omitempty"`

@@ -21,8 +21,9 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 	snap := &engine.Snapshot{
 		ID: "i-1", Seq: 4, NextID: 9, Status: engine.StatusWaiting, Variables: vars,
-		Tokens: []engine.TokenState{{ID: 2, ElementID: "review", Status: engine.TokenTask, Local: map[string]any{"n": int64(3)}}},
-		Tasks:  []engine.Task{{ID: "t-1", TokenID: 2, Variables: map[string]any{"f": 2.5}}},
+		Tokens:        []engine.TokenState{{ID: 2, ElementID: "review", Status: engine.TokenTask, Local: map[string]any{"n": int64(3)}}},
+		Tasks:         []engine.Task{{ID: "t-1", TokenID: 2, Variables: map[string]any{"f": 2.5}}},
+		Subscriptions: []engine.Subscription{{ID: 4, Token: 3, ElementID: "espStart", Scope: 5, Message: "nudge"}},
 	}
 	data, err := codec.EncodeSnapshot(snap)
 	require.NoError(t, err)

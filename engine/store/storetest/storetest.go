@@ -186,6 +186,7 @@ func testCreateInstance(t *testing.T, s engine.Store) {
 	c := ctx(t)
 	a := snap("i-1", "order")
 	a.RequestID, a.BusinessKey = "req-1", "bk-1"
+	a.Subscriptions = []engine.Subscription{{ID: 3, Token: 2, ElementID: "espStart", Scope: 4, Message: "nudge"}}
 	existing, err := s.CreateInstance(c, a)
 	require.NoError(t, err)
 	require.Nil(t, existing)
@@ -196,6 +197,7 @@ func testCreateInstance(t *testing.T, s engine.Store) {
 	require.Equal(t, "bk-1", got.BusinessKey)
 	require.Equal(t, engine.StatusRunning, got.Status)
 	require.Equal(t, a.Tokens, got.Tokens)
+	require.Equal(t, a.Subscriptions, got.Subscriptions)
 	require.True(t, got.Started.Equal(base))
 
 	b := snap("i-2", "order")
