@@ -109,6 +109,30 @@ func BenchmarkTokenHop(b *testing.B) {
 	}
 }
 
+// BenchmarkCallActivity: a root whose call activity starts a process with
+// one none task, against a root whose embedded sub-process holds that task
+// (the same work). Issue 9's target: a call activity costs at most twice
+// an embedded sub-process per instance (compare cpu-ns/op).
+func BenchmarkCallActivity(b *testing.B) {
+	const child = `<process id="child" isExecutable="true"><startEvent id="cs"/><task id="t"/><endEvent id="ce"/>
+    <sequenceFlow id="c1" sourceRef="cs" targetRef="t"/><sequenceFlow id="c2" sourceRef="t" targetRef="ce"/></process>`
+	models := map[string]string{
+		"sub": `<process id="root" isExecutable="true"><startEvent id="s"/>
+    <subProcess id="sub"><startEvent id="cs"/><task id="t"/><endEvent id="ce"/>
+      <sequenceFlow id="c1" sourceRef="cs" targetRef="t"/><sequenceFlow id="c2" sourceRef="t" targetRef="ce"/></subProcess>
+    <endEvent id="e"/><sequenceFlow id="f1" sourceRef="s" targetRef="sub"/><sequenceFlow id="f2" sourceRef="sub" targetRef="e"/></process>`,
+		"call": `<process id="root" isExecutable="true"><startEvent id="s"/><callActivity id="call" calledElement="child"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="call"/><sequenceFlow id="f2" sourceRef="call" targetRef="e"/></process>` + child,
+	}
+	for _, name := range []string{"sub", "call"} {
+		b.Run(name, func(b *testing.B) {
+			src := `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">` + models[name] + `</definitions>`
+			h := setupHarness(b, bench.HarnessConfig{Model: []byte(src), Variables: map[string]any{}})
+			completeParallel(b, h, benchClients)
+		})
+	}
+}
+
 // BenchmarkParkedEventSub: the heap each waiting instance holds, with and
 // without an event sub-process armed beside its user task (a message start
 // watched by a token, non-interrupting). Issue 9's target: at most 10 % more.

@@ -404,6 +404,9 @@ func (x *instance) finish(s Status, typ EventType, detail map[string]any) {
 	x.status = s
 	now := x.now
 	x.head.Ended = &now
+	if x.head.Parent != nil { // a called instance's end names its caller
+		detail = mergedVars(detail, map[string]any{"parent": x.head.Parent.InstanceID})
+	}
 	x.emit(typ, nil, nil, detail)
 	x.ended()
 }

@@ -41,6 +41,9 @@ func (c *completions) Export(events []engine.Event) {
 	for i := range events {
 		switch ev := &events[i]; ev.Type {
 		case engine.EventInstanceCompleted, engine.EventInstanceFailed, engine.EventInstanceCancelled:
+			if _, called := ev.Detail["parent"]; called {
+				continue // a call activity's child: no client waits for it, its caller's end counts
+			}
 			c.ended(ev.InstanceID, ev.Type)
 		}
 	}
