@@ -14,6 +14,8 @@ var fuzzSeeds = []string{
 	"=a..b", "${a} ${b}", "1); while(1){}; (1", "=(", "${", "=@\"x\"", "=-a", "#{x.y[0]}",
 	"=Service Level = 'Premium'", "=Order Status.Approved By", `=string join(list, ", ")`, "=count(a) > sum(b, 1)",
 	"s += s + `${t}`", "=index of(l, 2)",
+	"=some x in l satisfies x > 1", "=every r in [1, 2] satisfies r = 1 and n", "=01 + 007.5", "=string(now())", "=item * 10",
+	"=if some a in b satisfies a then 1 else 2",
 }
 
 func FuzzCompileExpression(f *testing.F) {
