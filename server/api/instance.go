@@ -44,7 +44,7 @@ const childrenMax = 500
 // ViewOf is the view of s.
 func ViewOf(s *engine.Snapshot) InstanceView {
 	v := InstanceView{
-		Snapshot: s, Tokens: s.Tokens, Variables: s.Variables, Tasks: s.Tasks, Incidents: s.Incidents,
+		Snapshot: s, Tokens: s.TokenStates(), Variables: s.Variables, Tasks: s.Tasks, Incidents: s.Incidents,
 		StatusURL: statusURL(s.ID), Children: []ChildLink{},
 	}
 	if v.Tokens == nil {
