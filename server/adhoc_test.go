@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -55,4 +56,46 @@ func TestAdHocActivateRoute(t *testing.T) {
 		snap, err := f.eng.Instance(context.Background(), id)
 		return err == nil && snap.Status == engine.StatusCompleted && snap.Variables["noted"] == "bpmn"
 	}, 10*time.Second, 10*time.Millisecond, "note ran and, nothing else started, the ad-hoc sub-process completed")
+}
+
+// TestInstanceViewListsWatchers: the token waiting at an event
+// sub-process's start shows in GET /api/v1/instances/{id} (the monitor
+// draws it), though the store keeps it as its subscription.
+func TestInstanceViewListsWatchers(t *testing.T) {
+	t.Parallel()
+	f := setupLive(t)
+	f.deployXML(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+  <message id="m" name="nudge"/>
+  <process id="watched" isExecutable="true">
+    <startEvent id="s"/><userTask id="work"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="work"/><sequenceFlow id="f2" sourceRef="work" targetRef="e"/>
+    <subProcess id="esp" triggeredByEvent="true">
+      <startEvent id="espStart" isInterrupting="false"><messageEventDefinition messageRef="m"/></startEvent><endEvent id="espEnd"/>
+      <sequenceFlow id="ef" sourceRef="espStart" targetRef="espEnd"/>
+    </subProcess>
+  </process>
+</definitions>`)
+	id := f.start("watched", nil)
+	require.Eventually(t, func() bool {
+		resp, err := http.Get("http://" + f.addr + "/api/v1/instances/" + id)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var view struct {
+			Tokens []struct {
+				ElementID string `json:"elementId"`
+				Watch     bool   `json:"watch"`
+			} `json:"tokens"`
+		}
+		if json.NewDecoder(resp.Body).Decode(&view) != nil {
+			return false
+		}
+		watching, working := false, false
+		for _, tk := range view.Tokens {
+			watching = watching || tk.ElementID == "espStart" && tk.Watch
+			working = working || tk.ElementID == "work"
+		}
+		return watching && working
+	}, 10*time.Second, 10*time.Millisecond)
 }
