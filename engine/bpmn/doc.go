@@ -15,11 +15,10 @@
 //     (http://camunda.org/schema/zeebe/1.0) and ours
 //     (https://workflowpp.dev/schema/bpmn/1.0, prefix wf by convention).
 //   - Nothing that runs is skipped silently. Everything Workflow++ does not
-//     run (complexGateway, transaction, adHocSubProcess, event
-//     sub-processes, loop and multi-instance characteristics, compensation,
-//     escalation, conditional and cancel events, choreographies, Java
-//     delegates, DMN decisions, listeners...) is a model.Problem naming the
-//     element, whose message contains "is not supported" (see IsUnsupported).
+//     run (choreographies, Java delegates and listeners, bean-calling
+//     expressions, scripts in other languages than JavaScript...) is a
+//     model.Problem naming the element, whose message contains "is not
+//     supported" (see IsUnsupported).
 //     An unknown element in the BPMN namespace inside a process is a problem
 //     too. All problems come back together, as model.Problems, beside the
 //     definition, which is linked.
