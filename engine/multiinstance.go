@@ -24,6 +24,7 @@ const (
 	miActive    = "nrOfActiveInstances"
 	miItems     = "__items"   // the items still to run (sequential)
 	miOutputs   = "__outputs" // outputs by loopCounter-1
+	miSpawned   = "__spawned" // instances started so far
 )
 
 func (x *instance) enterMultiInstance(t *token) {
@@ -40,16 +41,25 @@ func (x *instance) enterMultiInstance(t *token) {
 	}
 	x.emit(EventMultiInstanceStarted, n, t, map[string]any{"instances": len(items), "sequential": n.Loop.Sequential})
 	x.armBoundaries(t)
-	switch {
-	case len(items) == 0:
+	if len(items) == 0 {
 		x.miFinish(t)
-	case n.Loop.Sequential:
-		x.miSpawn(t, 0)
-	default:
-		for i := range items {
-			x.miSpawn(t, i)
-		}
+		return
 	}
+	for range min(len(items), miWidth(n.Loop)) {
+		x.miSpawn(t, count(t.local[miSpawned]))
+	}
+}
+
+// miWidth is how many instances of mi run at once: one when sequential,
+// at most MaxParallel, else all.
+func miWidth(mi *model.MultiInstance) int {
+	switch {
+	case mi.Sequential:
+		return 1
+	case mi.MaxParallel > 0:
+		return mi.MaxParallel
+	}
+	return math.MaxInt
 }
 
 // miItems evaluates the input collection, or makes loopCardinality nulls.
@@ -94,6 +104,7 @@ func (x *instance) miSpawn(outer *token, i int) {
 		in.local[mi.Element] = items[i]
 	}
 	outer.local[miActive] = count(outer.local[miActive]) + 1
+	outer.local[miSpawned] = i + 1
 	x.work = append(x.work, step{tok: in, node: outer.node, via: outer.via})
 }
 
@@ -143,11 +154,15 @@ func (x *instance) innerDone(in *token, result map[string]any) {
 		}
 		done = ok
 	}
+	spawned := count(outer.local[miCompleted]) + count(outer.local[miActive])
+	if v, ok := outer.local[miSpawned]; ok { // stored before it was counted: the others say it
+		spawned = count(v)
+	}
 	switch {
 	case done:
 		x.miFinish(outer)
-	case mi.Sequential:
-		x.miSpawn(outer, count(outer.local[miCompleted]))
+	case spawned < count(outer.local[miInstances]): // sequential, or capped by MaxParallel
+		x.miSpawn(outer, spawned)
 	}
 }
 

@@ -122,3 +122,35 @@ func number(v any) (float64, error) {
 	}
 	return 0, fmt.Errorf("%v (%T) is not a number", v, v)
 }
+
+// TestMultiInstanceMaxParallelism: wf:maxParallelism caps how many instances
+// of a parallel multi-instance activity run at once; the next starts as one
+// completes.
+func TestMultiInstanceMaxParallelism(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="p" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
+    <startEvent id="s"/>
+    <userTask id="review">
+      <multiInstanceLoopCharacteristics wf:maxParallelism="2">
+        <extensionElements><zeebe:loopCharacteristics inputCollection="=docs" inputElement="doc"/></extensionElements>
+      </multiInstanceLoopCharacteristics>
+    </userTask>
+    <endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="review"/><sequenceFlow id="f2" sourceRef="review" targetRef="e"/></process>`))
+	inst := h.start("p", map[string]any{"docs": []any{"a", "b", "c", "d", "e"}})
+	for done := 0; done < 5; done++ {
+		h.idle()
+		open := h.tasks(inst.ID, engine.TaskOpen)
+		require.Len(t, open, min(2, 5-done), "at most two at once, after %d done", done)
+		_, err := h.e.CompleteTask(h.ctx, open[0].ID, "tester", nil)
+		require.NoError(t, err)
+	}
+	h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, 5, h.count(inst.ID, engine.EventTaskDone, "review"))
+
+	_, _, err := h.e.Deploy(h.ctx, engine.DeployRequest{Source: callBPMN(`<process id="q" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
+    <startEvent id="s"/><task id="t"><multiInstanceLoopCharacteristics wf:maxParallelism="none"><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics></task>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="t"/></process>`)})
+	require.ErrorContains(t, err, `wf:maxParallelism "none" is not a positive whole number`)
+}

@@ -741,6 +741,9 @@ func TestBrowserDesignerAids(t *testing.T) {
 		js(`(() => { const i = document.querySelector('[data-entry-id="wf-type"] input');
 			i.value = 'http'; i.dispatchEvent(new FocusEvent('blur')); i.dispatchEvent(new FocusEvent('focusout', {bubbles: true})); })()`),
 		waitJS(`wfpp.modeler.get('elementRegistry').get('call').businessObject.get('wf:type') === 'http'`),
+		chromedp.WaitVisible(entry("maxParallelism")+` input`),
+		chromedp.SendKeys(entry("maxParallelism")+` input`, "2"),
+		waitJS(`wfpp.modeler.get('elementRegistry').get('call').businessObject.loopCharacteristics.get('wf:maxParallelism') === '2'`),
 		selectShape("start"),
 		openGroup,
 		chromedp.WaitVisible(entry("timerPreview")),
@@ -757,6 +760,7 @@ func TestBrowserDesignerAids(t *testing.T) {
 	p := def.Main()
 	require.Equal(t, "return {total: price * qty}", p.Node("calc").Script.Source)
 	require.Equal(t, "http", p.Node("call").Job.Type)
+	require.Equal(t, 2, p.Node("call").Loop.MaxParallel)
 	require.Equal(t, "Europe/Berlin", p.Node("start").Timer.TimeZone)
 	require.Equal(t, "R3/PT1H", p.Node("start").Timer.Expr)
 }

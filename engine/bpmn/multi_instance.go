@@ -26,6 +26,13 @@ func (c *converter) multiInstance(n *model.Node, el *element) {
 		// name, as Camunda 7 reads it) and the item's name.
 		Collection: el.child(nsBPMN, "loopDataInputRef").trimmed(),
 	}
+	if v := strings.TrimSpace(el.attr(nsWF, "maxParallelism")); v != "" {
+		m, err := strconv.Atoi(v)
+		if err != nil || m < 1 {
+			c.probs.Add(n.ID, "wf:maxParallelism %q is not a positive whole number: write how many instances may run at once, e.g. 5", v)
+		}
+		mi.MaxParallel = m
+	}
 	if item := el.child(nsBPMN, "inputDataItem"); item != nil {
 		mi.Element = cmp.Or(item.attr("", "name"), item.id())
 	}

@@ -278,8 +278,11 @@ type AdHoc struct {
 type MultiInstance struct {
 	// CounterFrom is the loopCounter of the first instance: 1 by Camunda
 	// 8's rule, 0 by Camunda 7's (its files are read that way).
-	CounterFrom      int
-	Sequential       bool
+	CounterFrom int
+	Sequential  bool
+	// MaxParallel caps how many instances of a parallel one run at once
+	// (wf:maxParallelism); the next starts when one completes. 0: no cap.
+	MaxParallel      int
 	Collection       string // expression giving the list of items
 	Element          string // variable each instance sees its item as
 	Cardinality      string // expression giving how many instances, when there is no collection

@@ -23,6 +23,11 @@ export const wfModdle = {
         .map((name) => ({ name, isAttr: true, type: 'String' })),
     },
     {
+      name: 'MultiInstanceAttributes',
+      extends: ['bpmn:MultiInstanceLoopCharacteristics'],
+      properties: [{ name: 'maxParallelism', isAttr: true, type: 'String' }],
+    },
+    {
       name: 'TimerAttributes',
       extends: ['bpmn:TimerEventDefinition'],
       properties: [{ name: 'timeZone', isAttr: true, type: 'String' }],

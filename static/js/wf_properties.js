@@ -278,6 +278,19 @@ function timerDefinition(bo) {
   return (bo.get('eventDefinitions') || []).find((d) => d.$type === 'bpmn:TimerEventDefinition');
 }
 
+// wf:maxParallelism on a parallel multi-instance marker.
+function MaxParallelField(props) {
+  const { element, id, lc } = props;
+  const modeling = useService('modeling');
+  const debounce = useService('debounceInput');
+  return h(TextFieldEntry, {
+    element, id, label: 'Max parallelism', debounce,
+    description: 'At most this many instances run at once; the next starts as one completes. Empty: all at once',
+    getValue: () => lc.get('wf:maxParallelism') || '',
+    setValue: (v) => modeling.updateModdleProperties(element, lc, { 'wf:maxParallelism': v || undefined }),
+  });
+}
+
 class WfPropertiesProvider {
   constructor(propertiesPanel) {
     propertiesPanel.registerProvider(400, this);
@@ -307,6 +320,9 @@ class WfPropertiesProvider {
         isEdited: field.options ? isSelectEntryEdited : isTextFieldEntryEdited,
       })));
       const lc = bo.get && bo.get('loopCharacteristics');
+      if (lc && lc.$type === 'bpmn:MultiInstanceLoopCharacteristics' && !lc.isSequential) {
+        entries.push({ id: 'wf-maxParallelism', component: MaxParallelField, lc, isEdited: isTextFieldEntryEdited });
+      }
       if (lc && lc.$type === 'bpmn:StandardLoopCharacteristics') {
         entries.push(...loopFields.map((field) => ({
           id: `wf-${field.name}`, component: LoopField, field, lc,
