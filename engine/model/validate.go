@@ -55,7 +55,6 @@ func (v *validator) scope(s *Scope) {
 	case s.Owner != nil && s.Owner.EventSub:
 		v.eventSub(s)
 	case s.Owner != nil && s.Owner.AdHoc != nil:
-		owner = s.Owner.ID
 		starts = v.adHoc(s)
 	case s.Owner != nil:
 		owner = s.Owner.ID

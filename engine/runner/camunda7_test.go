@@ -1046,8 +1046,10 @@ func camunda7Cases() []camunda7Case {
 			vars:     map[string]any{"assigneeList": []any{"kermit", "gonzo", "mispiggy", "fozzie", "bubba"}},
 			steps: []c7Step{
 				{want: c7Want{status: "waiting", tasks: []c7Task{
-					{elementID: "miTasks", assignee: "kermit"}, {elementID: "miTasks", assignee: "gonzo"},
-					{elementID: "miTasks", assignee: "mispiggy"}, {elementID: "miTasks", assignee: "fozzie"},
+					{elementID: "miTasks", assignee: "kermit"},
+					{elementID: "miTasks", assignee: "gonzo"},
+					{elementID: "miTasks", assignee: "mispiggy"},
+					{elementID: "miTasks", assignee: "fozzie"},
 					{elementID: "miTasks", assignee: "bubba"},
 				}}},
 				{complete: "miTasks", want: waiting("miTasks", "miTasks", "miTasks", "miTasks")},
