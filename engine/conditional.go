@@ -120,7 +120,7 @@ func (e *Engine) StartByConditions(ctx context.Context, vars map[string]any, bus
 			}
 			if _, _, err := e.Start(ctx, StartRequest{
 				Definition: rec.Key, Version: rec.Version, StartElement: s.ID,
-				Variables: vars, BusinessKey: businessKey, Triggered: true,
+				Variables: vars, BusinessKey: businessKey, Triggered: true, fired: model.TriggerConditional,
 			}); err != nil {
 				return started, err
 			}

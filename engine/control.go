@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/workflowpp/wfpp/engine/model"
 )
@@ -23,10 +24,37 @@ func (x *instance) start(req *startRequest) {
 	if req.triggered {
 		t.node = req.start
 		x.emit(EventElementActivated, req.start, t, nil)
+		if req.start.ParallelMultiple && x.awaitOtherDefinitions(t, req.fired) {
+			return
+		}
 		x.leave(t)
 		return
 	}
 	x.work = append(x.work, step{tok: t, node: req.start})
+}
+
+// awaitOtherDefinitions makes a parallel multiple start event, one of whose
+// definitions (fired) started the instance, wait for all the others
+// (BPMN: all its triggers are needed): the instance exists from the first,
+// and the next ones reach its subscriptions. It reports whether t waits.
+func (x *instance) awaitOtherDefinitions(t *token, fired model.Trigger) bool {
+	t.status = TokenEvent
+	skipped := false
+	for _, alt := range t.node.Alternatives {
+		if !skipped && alt.Trigger == fired {
+			skipped = true
+			continue
+		}
+		if err := x.subscribe(t, alt); err != nil {
+			x.incidentAt(t, "event", err.Error(), phaseEnter)
+			return true
+		}
+	}
+	if !slices.ContainsFunc(x.subs, func(s *Subscription) bool { return s.Token == t.id }) {
+		t.status = TokenActive
+		return false
+	}
+	return true
 }
 
 // load brings a stored instance back to life after a restart: timers are

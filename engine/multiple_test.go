@@ -136,3 +136,27 @@ func TestMultipleStartByTimer(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, page, 2, "R2: two starts by the timer")
 }
+
+// TestParallelMultipleProcessStart: a process whose start event needs a
+// message and a timer starts on the first of them and goes on when both
+// have happened.
+func TestParallelMultipleProcessStart(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(multipleDefs + `<process id="both" isExecutable="true">
+    <startEvent id="st" parallelMultiple="true"><messageEventDefinition messageRef="go"/><timerEventDefinition><timeDuration>PT1H</timeDuration></timerEventDefinition></startEvent>
+    <endEvent id="e"/><sequenceFlow id="f1" sourceRef="st" targetRef="e"/></process>`))
+	n, err := h.e.Correlate(h.ctx, engine.Message{Name: "go", Variables: map[string]any{"order": "o-1"}})
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "the message started an instance")
+	h.idle()
+	page, _, err := h.store.Instances(h.ctx, engine.InstanceFilter{DefinitionKey: "both"})
+	require.NoError(t, err)
+	require.Len(t, page, 1)
+	inst := page[0]
+	h.requireStatus(inst.ID, engine.StatusWaiting) // the timer is still to come
+	h.advance(time.Hour)
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, "o-1", snap.Variables["order"])
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "e"))
+}

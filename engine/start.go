@@ -27,8 +27,9 @@ type StartRequest struct {
 	// (scheduled and message starts): the token leaves it at once.
 	Triggered bool
 
-	id     string     // a call activity's child: the id its caller holds
-	parent *ParentRef // a call activity's child: its caller
+	id     string        // a call activity's child: the id its caller holds
+	parent *ParentRef    // a call activity's child: its caller
+	fired  model.Trigger // Triggered: the definition of the start event that happened
 }
 
 // startRequest is a start the applier carries out.
@@ -38,6 +39,7 @@ type startRequest struct {
 	start     *model.Node
 	snap      *Snapshot
 	triggered bool
+	fired     model.Trigger
 	claimed   bool // the store holds the instance already (its request id was claimed)
 }
 
@@ -115,7 +117,7 @@ func (e *Engine) prepareStart(ctx context.Context, req StartRequest) (*startRequ
 		BusinessKey: req.BusinessKey, RequestID: req.RequestID, Status: StatusRunning, Variables: vars,
 		Started: now, Updated: now, StartElement: startID(start),
 	}
-	return &startRequest{dep: dep, proc: proc, start: start, snap: snap, triggered: req.Triggered}, nil
+	return &startRequest{dep: dep, proc: proc, start: start, snap: snap, triggered: req.Triggered, fired: req.fired}, nil
 }
 
 func startNode(p *model.Process, id string) (*model.Node, error) {
@@ -166,7 +168,7 @@ func (e *Engine) startByEvent(ctx context.Context, trigger model.Trigger, name s
 			}
 			_, _, err := e.Start(ctx, StartRequest{
 				Definition: rec.Key, Version: rec.Version, StartElement: s.ID,
-				Variables: vars, BusinessKey: businessKey, Triggered: true,
+				Variables: vars, BusinessKey: businessKey, Triggered: true, fired: trigger,
 			})
 			if err != nil {
 				return n, err
@@ -234,7 +236,7 @@ func (e *Engine) armStartTimer(rec DefinitionRecord, s *model.Node, from time.Ti
 	}
 	t := e.clock.AfterFunc(due.Sub(e.clock.Now()), func() {
 		reqID := fmt.Sprintf("timer:%s:%s:%d", rec.ID, s.ID, due.UnixMilli())
-		if _, _, err := e.Start(e.ctx, StartRequest{Definition: rec.Key, Version: rec.Version, StartElement: s.ID, RequestID: reqID, Triggered: true}); err != nil {
+		if _, _, err := e.Start(e.ctx, StartRequest{Definition: rec.Key, Version: rec.Version, StartElement: s.ID, RequestID: reqID, Triggered: true, fired: model.TriggerTimer}); err != nil {
 			e.cfg.Logger.Error("timer start failed", "definition_id", rec.ID, "element_id", s.ID, "err", err)
 		}
 		if next != 0 {

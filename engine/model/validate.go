@@ -342,9 +342,6 @@ func (v *validator) trigger(n *Node) {
 		// throw reaches no one (engine/signal.go).
 	case TriggerMultiple:
 		throws := n.Kind == KindIntermediateThrowEvent || n.Kind == KindEndEvent
-		if n.ParallelMultiple && n.Kind == KindStartEvent && (n.Scope == nil || n.Scope.Owner == nil) {
-			v.add(n.ID, "a parallel multiple start event of a process is not supported: start on any one definition (parallelMultiple=\"false\") and wait for the others with a parallel multiple catch event after it")
-		}
 		for _, alt := range n.Alternatives {
 			// Errors and escalations are caught only where an activity or a
 			// scope ends up throwing them: boundary events and event
