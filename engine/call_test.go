@@ -244,15 +244,9 @@ func TestCallActivityBindings(t *testing.T) {
 func TestCallActivitySurvivesRestart(t *testing.T) {
 	t.Parallel()
 	st := memstore.New()
-	newEngine := func() *engine.Engine {
-		e, err := engine.New(engine.Config{Store: st, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2})
-		require.NoError(t, err)
-		require.NoError(t, e.Run(context.Background()))
-		return e
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	first := newEngine()
+	first := engineOn(t, st)
 	_, _, err := first.Deploy(ctx, engine.DeployRequest{Source: callBPMN(`<process id="caller" isExecutable="true">
     <startEvent id="s"/><callActivity id="call" calledElement="waiter"/><endEvent id="e"/>
     <sequenceFlow id="f1" sourceRef="s" targetRef="call"/><sequenceFlow id="f2" sourceRef="call" targetRef="e"/></process>`, waiter)})
@@ -270,8 +264,7 @@ func TestCallActivitySurvivesRestart(t *testing.T) {
 	}, 10*time.Second, 5*time.Millisecond)
 	first.Close()
 
-	second := newEngine()
-	defer second.Close()
+	second := engineOn(t, st)
 	_, err = second.CompleteTask(ctx, child.Tasks[0].ID, "tester", map[string]any{"answer": 42})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {

@@ -74,6 +74,17 @@ func setup(t *testing.T, opts ...option) *harness {
 	return h
 }
 
+// engineOn starts an engine on st with the real clock, as a restarted
+// server does, and stops it when the test ends (stopping it before is fine).
+func engineOn(t *testing.T, st engine.Store) *engine.Engine {
+	t.Helper()
+	e, err := engine.New(engine.Config{Store: st, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2})
+	require.NoError(t, err)
+	require.NoError(t, e.Run(context.Background()))
+	t.Cleanup(e.Close)
+	return e
+}
+
 // deploy deploys testdata/<name>.bpmn and returns its key.
 func (h *harness) deploy(name string) string {
 	h.t.Helper()

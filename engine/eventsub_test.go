@@ -189,15 +189,9 @@ func TestCronTimeZoneInTheText(t *testing.T) {
 func TestEventSubWatchersSurviveRestart(t *testing.T) {
 	t.Parallel()
 	st := memstore.New(memstore.WithParking(0))
-	newEngine := func() *engine.Engine {
-		e, err := engine.New(engine.Config{Store: st, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2})
-		require.NoError(t, err)
-		require.NoError(t, e.Run(context.Background()))
-		return e
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	first := newEngine()
+	first := engineOn(t, st)
 	_, _, err := first.Deploy(ctx, engine.DeployRequest{Source: callBPMN(`<message id="m" name="nudge"/><process id="p" isExecutable="true">
     <startEvent id="s"/>
     <subProcess id="sub">
@@ -233,8 +227,7 @@ func TestEventSubWatchersSurviveRestart(t *testing.T) {
 	require.Equal(t, 1, watchers)
 	first.Close()
 
-	second := newEngine()
-	defer second.Close()
+	second := engineOn(t, st)
 	for want := 1; want <= 2; want++ {
 		require.Eventually(t, func() bool { // recovery loads the instance, and its subscription, in the background
 			n, err := second.Correlate(ctx, engine.Message{Name: "nudge"})

@@ -337,12 +337,7 @@ func TestBrowserImportFormInboxJourney(t *testing.T) {
 	b.login(b.ctx, srv.url, "ada")
 	file, err := filepath.Abs("testdata/browser_import_form.bpmn")
 	require.NoError(t, err)
-	b.run(b.ctx, "import the file",
-		chromedp.Navigate(srv.url+"/designer"),
-		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
-		chromedp.SetUploadFiles(`#file-input`, []string{file}),
-		chromedp.WaitVisible(`.djs-element[data-element-id="review"]`),
-	)
+	b.run(b.ctx, "import the file", importInDesigner(srv, file, "review")...)
 	designFormDeployAndWork(t, srv, b, map[string]string{"task": "review", "process": "import_form", "yesEnd": "end_ok", "noEnd": "end_no"})
 }
 
@@ -437,11 +432,8 @@ func TestBrowserLinkDeployedForm(t *testing.T) {
 		chromedp.Navigate(srv.url+"/definitions"),
 		chromedp.WaitVisible(`#forms tr[data-form="expense-decision"]`),
 	)
+	b.run(b.ctx, "import", importInDesigner(srv, file, "review")...)
 	b.run(b.ctx, "link it in the designer and deploy",
-		chromedp.Navigate(srv.url+"/designer"),
-		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
-		chromedp.SetUploadFiles(`#file-input`, []string{file}),
-		chromedp.WaitVisible(`.djs-element[data-element-id="review"]`),
 		selectShape("review"),
 		chromedp.WaitEnabled(`#btn-form`),
 		chromedp.Click(`#btn-form`),
@@ -477,18 +469,11 @@ func TestBrowserWorkflowppProperties(t *testing.T) {
 	require.NoError(t, err)
 	group := `[data-group-id="group-workflowpp"]`
 	field := func(name string) string { return fmt.Sprintf(`%s [data-entry-id="wf-%s"]`, group, name) }
-	openGroup := js(`(() => {
-		const g = document.querySelector('[data-group-id="group-workflowpp"]');
-		if (!g.querySelector('.bio-properties-panel-group-entries.open')) g.querySelector('.bio-properties-panel-group-header').click();
-	})()`)
+	b.run(b.ctx, "import", importInDesigner(srv, file, "book")...)
 	b.run(b.ctx, "import, select the service task, set retries and backoff",
-		chromedp.Navigate(srv.url+"/designer"),
-		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
-		chromedp.SetUploadFiles(`#file-input`, []string{file}),
-		chromedp.WaitVisible(`.djs-element[data-element-id="book"]`),
 		selectShape("book"),
 		chromedp.WaitVisible(group),
-		openGroup,
+		openWorkflowpp(),
 		chromedp.WaitVisible(field("retries")+` input`),
 		chromedp.SendKeys(field("retries")+` input`, "4"),
 		chromedp.SetValue(field("backoff")+` select`, "linear"),
@@ -499,7 +484,7 @@ func TestBrowserWorkflowppProperties(t *testing.T) {
 	b.run(b.ctx, "select the process, set its readers, deploy",
 		js(`wfpp.modeler.get('selection').select(wfpp.modeler.get('canvas').getRootElement())`),
 		chromedp.WaitVisible(group),
-		openGroup,
+		openWorkflowpp(),
 		chromedp.WaitVisible(field("readers")+` input`),
 		chromedp.SendKeys(field("readers")+` input`, "auditors, ada"),
 		waitJS(`wfpp.modeler.get('canvas').getRootElement().businessObject.get('wf:readers') === 'auditors, ada'`),
@@ -534,11 +519,8 @@ func TestBrowserCallActivity(t *testing.T) {
 	file, err := filepath.Abs("testdata/browser_call.bpmn")
 	require.NoError(t, err)
 	group := `[data-group-id="group-calledElement"]`
+	b.run(b.ctx, "import", importInDesigner(srv, file, "call")...)
 	b.run(b.ctx, "import, select the call activity, name the called process, deploy",
-		chromedp.Navigate(srv.url+"/designer"),
-		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
-		chromedp.SetUploadFiles(`#file-input`, []string{file}),
-		chromedp.WaitVisible(`.djs-element[data-element-id="call"]`),
 		selectShape("call"),
 		chromedp.WaitVisible(group),
 		js(`(() => {
@@ -591,17 +573,11 @@ func TestBrowserStandardLoop(t *testing.T) {
 	require.NoError(t, err)
 	group := `[data-group-id="group-workflowpp"]`
 	field := func(name string) string { return fmt.Sprintf(`%s [data-entry-id="wf-%s"]`, group, name) }
+	b.run(b.ctx, "import", importInDesigner(srv, file, "count")...)
 	b.run(b.ctx, "import, select the looping task, set how it loops, deploy",
-		chromedp.Navigate(srv.url+"/designer"),
-		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
-		chromedp.SetUploadFiles(`#file-input`, []string{file}),
-		chromedp.WaitVisible(`.djs-element[data-element-id="count"]`),
 		selectShape("count"),
 		chromedp.WaitVisible(group),
-		js(`(() => {
-			const g = document.querySelector('[data-group-id="group-workflowpp"]');
-			if (!g.querySelector('.bio-properties-panel-group-entries.open')) g.querySelector('.bio-properties-panel-group-header').click();
-		})()`),
+		openWorkflowpp(),
 		chromedp.WaitVisible(field("loopCondition")+` input`),
 		chromedp.SendKeys(field("loopCondition")+` input`, "n < 10"),
 		chromedp.SendKeys(field("loopMaximum")+` input`, "3"),
@@ -663,25 +639,18 @@ func TestBrowserComplexGatewayAndAdHoc(t *testing.T) {
 	require.NoError(t, err)
 	group := `[data-group-id="group-workflowpp"]`
 	field := func(name string) string { return fmt.Sprintf(`%s [data-entry-id="wf-%s"]`, group, name) }
-	openGroup := js(`(() => {
-			const g = document.querySelector('[data-group-id="group-workflowpp"]');
-			if (!g.querySelector('.bio-properties-panel-group-entries.open')) g.querySelector('.bio-properties-panel-group-header').click();
-		})()`)
+	b.run(b.ctx, "import", importInDesigner(srv, file, "join")...)
 	b.run(b.ctx, "import, set the join's activation condition and the ad-hoc ordering, deploy",
-		chromedp.Navigate(srv.url+"/designer"),
-		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
-		chromedp.SetUploadFiles(`#file-input`, []string{file}),
-		chromedp.WaitVisible(`.djs-element[data-element-id="join"]`),
 		selectShape("join"),
 		chromedp.WaitVisible(group),
-		openGroup,
+		openWorkflowpp(),
 		chromedp.WaitVisible(field("activationCondition")+` input`),
 		chromedp.SendKeys(field("activationCondition")+` input`, "activationCount >= 2"),
 		waitJS(`(() => { const c = wfpp.modeler.get('elementRegistry').get('join').businessObject.activationCondition;
 			return c && c.body === 'activationCount >= 2'; })()`),
 		selectShape("work"),
 		chromedp.WaitVisible(`[data-group-id="group-activeElements"]`),
-		openGroup,
+		openWorkflowpp(),
 		chromedp.WaitVisible(field("ordering")+` select`),
 		chromedp.SetValue(field("ordering")+` select`, "Sequential"),
 		js(`document.querySelector('[data-entry-id="wf-ordering"] select').dispatchEvent(new Event('change', {bubbles: true}))`),
@@ -713,18 +682,11 @@ func TestBrowserDesignerAids(t *testing.T) {
 	require.NoError(t, err)
 	group := `[data-group-id="group-workflowpp"]`
 	entry := func(name string) string { return fmt.Sprintf(`%s [data-entry-id="wf-%s"]`, group, name) }
-	openGroup := js(`(() => {
-			const g = document.querySelector('[data-group-id="group-workflowpp"]');
-			if (!g.querySelector('.bio-properties-panel-group-entries.open')) g.querySelector('.bio-properties-panel-group-header').click();
-		})()`)
+	b.run(b.ctx, "import", importInDesigner(srv, file, "calc")...)
 	b.run(b.ctx, "write a script with a mistake, fix it, set a job type and a time zone, deploy",
-		chromedp.Navigate(srv.url+"/designer"),
-		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
-		chromedp.SetUploadFiles(`#file-input`, []string{file}),
-		chromedp.WaitVisible(`.djs-element[data-element-id="calc"]`),
 		selectShape("calc"),
 		chromedp.WaitVisible(group),
-		openGroup,
+		openWorkflowpp(),
 		chromedp.WaitVisible(entry("script")+` textarea`),
 		chromedp.SendKeys(entry("script")+` textarea`, "return {total: price * (qty}"),
 		chromedp.WaitVisible(entry("script")+` .wf-syntax-error`),
@@ -735,7 +697,7 @@ func TestBrowserDesignerAids(t *testing.T) {
 		waitJS(`wfpp.modeler.get('elementRegistry').get('calc').businessObject.script === 'return {total: price * qty}'`),
 		waitJS(`document.querySelector('[data-entry-id="wf-script"] .wf-syntax-error').hidden`),
 		selectShape("call"),
-		openGroup,
+		openWorkflowpp(),
 		chromedp.WaitVisible(entry("type")+` input`),
 		waitJS(`[...document.querySelectorAll('#wf-job-types option')].some((o) => o.value === 'http')`),
 		js(`(() => { const i = document.querySelector('[data-entry-id="wf-type"] input');
@@ -745,7 +707,7 @@ func TestBrowserDesignerAids(t *testing.T) {
 		chromedp.SendKeys(entry("maxParallelism")+` input`, "2"),
 		waitJS(`wfpp.modeler.get('elementRegistry').get('call').businessObject.loopCharacteristics.get('wf:maxParallelism') === '2'`),
 		selectShape("start"),
-		openGroup,
+		openWorkflowpp(),
 		chromedp.WaitVisible(entry("timerPreview")),
 		waitJS(`document.querySelector('[data-entry-id="wf-timerPreview"] .wf-timer-preview').textContent.startsWith('From now:')`),
 		waitJS(`document.querySelector('[data-entry-id="wf-timerPreview"] .wf-timer-preview').textContent.split(' · ').length === 3`),
@@ -763,4 +725,23 @@ func TestBrowserDesignerAids(t *testing.T) {
 	require.Equal(t, 2, p.Node("call").Loop.MaxParallel)
 	require.Equal(t, "Europe/Berlin", p.Node("start").Timer.TimeZone)
 	require.Equal(t, "R3/PT1H", p.Node("start").Timer.Expr)
+}
+
+// openWorkflowpp opens the designer's Workflow++ properties group, unless it is open.
+func openWorkflowpp() chromedp.Action[chromedp.Void] {
+	return js(`(() => {
+		const g = document.querySelector('[data-group-id="group-workflowpp"]');
+		if (!g.querySelector('.bio-properties-panel-group-entries.open')) g.querySelector('.bio-properties-panel-group-header').click();
+	})()`)
+}
+
+// importInDesigner opens the designer, imports the file and waits for the
+// shape of element to show.
+func importInDesigner(srv *liveServer, file, element string) []chromedp.Action[chromedp.Void] {
+	return []chromedp.Action[chromedp.Void]{
+		chromedp.Navigate(srv.url + "/designer"),
+		chromedp.WaitVisible(`#designer[data-loaded="true"]`),
+		chromedp.SetUploadFiles(`#file-input`, []string{file}),
+		chromedp.WaitVisible(fmt.Sprintf(`.djs-element[data-element-id=%q]`, element)),
+	}
 }
