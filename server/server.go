@@ -207,5 +207,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := s.app.ShutdownWithTimeout(s.cfg.ShutdownTimeout); err != nil {
 		return fmt.Errorf("shutting down http server: %w", err)
 	}
+	// A shutdown that comes before fasthttp has taken the listener (a
+	// server stopped right after it started) does not close it: close it
+	// here, or its Serve accepts for ever.
+	_ = tl.Close()
 	return <-errc
 }
