@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/bpmn"
 	"github.com/workflowpp/wfpp/server/api"
 	"github.com/workflowpp/wfpp/web"
 )
@@ -158,6 +159,32 @@ func (s *Service) definitionSource(c *fiber.Ctx) error {
 		c.Type("txt", "utf-8")
 	}
 	return c.Send(rec.Source)
+}
+
+// definitionDiagram is GET /ui/definitions/:key/:version/diagram: the
+// definition as BPMN, for the viewers (monitor, heatmap, diff). A BPMN
+// source comes as deployed; a JSON DAG or graph is exported as BPMN
+// without a drawing, which the page lays out (X-Definition-Format says
+// which it was).
+func (s *Service) definitionDiagram(c *fiber.Ctx) error {
+	version, err := strconv.Atoi(c.Params("version"))
+	if err != nil || version < 0 {
+		return api.BadRequest("version %q is not a number", c.Params("version"))
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	rec, def, err := s.eng.Definition(ctx, c.Params("key"), version)
+	if err != nil {
+		return err
+	}
+	c.Set("X-Definition-Version", strconv.Itoa(rec.Version))
+	c.Set("X-Definition-Format", rec.Format)
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Type("xml", "utf-8")
+	if rec.Format == engine.FormatBPMN {
+		return c.Send(rec.Source)
+	}
+	return c.Send(bpmn.Export(def))
 }
 
 // setEnabled is POST /ui/definitions/:id/{enable,disable}.

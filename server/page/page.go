@@ -92,6 +92,7 @@ func (s *Service) Routes(app *fiber.App) {
 	ui.Delete("/filters/:name", s.api.DeleteFilter)
 	ui.Get("/instances", s.instancesFragment)
 	ui.Get("/definitions/:key/:version/source", s.definitionSource)
+	ui.Get("/definitions/:key/:version/diagram", s.definitionDiagram)
 	ui.Get("/definitions/:key/:version/heatmap", s.heatmap)
 	ui.Post("/definitions/:id/enable", designer, s.setEnabled(true))
 	ui.Post("/definitions/:id/disable", designer, s.setEnabled(false))

@@ -13,6 +13,7 @@ import { api, flash, busy, el, confirmDialog } from './common.js';
 import { setupFormDesign } from './form_design.js';
 import { wfModdle } from './wf_moddle.js';
 import { WfPropertiesProviderModule } from './wf_properties.js';
+import { withFlowRefs } from './layout.js';
 
 const root = document.getElementById('designer');
 const key = root.dataset.key || '';
@@ -136,30 +137,6 @@ window.addEventListener('beforeunload', (ev) => {
   ev.returnValue = '';
 });
 
-// withFlowRefs fills in the flow nodes' incoming and outgoing lists from
-// the sequence flows. BPMN makes them optional and hand-written or
-// generated files often leave them out, but bpmn-auto-layout follows only
-// them: without, it stacks the nodes in a column and draws no flows.
-async function withFlowRefs(xml) {
-  const moddle = modeler.get('moddle');
-  const { rootElement: definitions } = await moddle.fromXML(xml);
-  let added = 0;
-  const link = (list, flow) => {
-    if (!list.includes(flow)) { list.push(flow); added++; }
-  };
-  const visit = (container) => {
-    for (const e of container.flowElements || []) {
-      if (e.$instanceOf('bpmn:SequenceFlow')) {
-        if (e.sourceRef?.$instanceOf('bpmn:FlowNode')) link(e.sourceRef.get('outgoing'), e);
-        if (e.targetRef?.$instanceOf('bpmn:FlowNode')) link(e.targetRef.get('incoming'), e);
-      }
-      visit(e);
-    }
-  };
-  for (const root of definitions.rootElements || []) visit(root);
-  return added ? (await moddle.toXML(definitions)).xml : xml;
-}
-
 // open imports xml into a modeler of its flavour, laying it out first when
 // it has no diagram. An imported file stays dirty: it is not saved anywhere
 // yet. A file that cannot be opened leaves the diagram that was open, as a
@@ -175,7 +152,7 @@ async function open(xml, label, { imported = false } = {}) {
   try {
     const notes = [];
     if (!file.hasDiagram) {
-      xml = await layoutProcess(await withFlowRefs(xml));
+      xml = await layoutProcess(await withFlowRefs(modeler.get('moddle'), xml));
       notes.push('laid out automatically: the file had no diagram');
     }
     if (flavours[flavour].label) notes.push(flavours[flavour].label);
@@ -201,8 +178,19 @@ async function load() {
   if (key) {
     setStatus(`Loading ${key}…`);
     try {
-      const xml = await api('GET', `/ui/definitions/${encodeURIComponent(key)}/0/source`, undefined, { text: true });
-      await open(xml, `Opened the latest version of ${key}`);
+      // A JSON DAG or graph comes exported as BPMN: shown, not deployable
+      // (the export keeps the flow, not job types or retries).
+      const resp = await fetch(`/ui/definitions/${encodeURIComponent(key)}/0/diagram`, { credentials: 'same-origin' });
+      if (!resp.ok) throw new Error(`${resp.status} ${resp.statusText}`);
+      const format = resp.headers.get('X-Definition-Format') || 'bpmn';
+      await open(await resp.text(), `Opened the latest version of ${key}`);
+      if (format !== 'bpmn') {
+        root.dataset.readonly = 'true';
+        const deploy = document.getElementById('btn-deploy');
+        if (deploy) deploy.disabled = true;
+        flash(`${key} is written as a ${format === 'dag' ? 'JSON DAG' : 'graph'}: it shows here as BPMN, read only. Download XML saves it as BPMN; deploy the BPMN as a new key to work on it here.`);
+        return;
+      }
       if (draft) flash(`You have a saved draft of ${key}: press "Restore draft" to open it.`);
       if (draft) showRestore(draft);
       return;

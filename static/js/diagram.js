@@ -2,12 +2,16 @@
 // count badges, shared by the monitor and the definition page's heatmap.
 import { NavigatedViewer, zeebeModdle } from '/static/vendor/bpmn-viewer.js';
 import { api, el } from './common.js';
+import { laidOut } from './layout.js';
 
+// openViewer shows a definition version as BPMN: its diagram, laid out
+// here when it has none (a JSON DAG or graph, exported by the server, or a
+// BPMN file without diagram interchange).
 export async function openViewer(container, key, version) {
   container.textContent = '';
   const viewer = new NavigatedViewer({ container, moddleExtensions: { zeebe: zeebeModdle } });
-  const xml = await api('GET', `/ui/definitions/${encodeURIComponent(key)}/${version}/source`, undefined, { text: true });
-  await viewer.importXML(xml);
+  const xml = await api('GET', `/ui/definitions/${encodeURIComponent(key)}/${version}/diagram`, undefined, { text: true });
+  await viewer.importXML(await laidOut(viewer.get('moddle'), xml));
   viewer.get('canvas').zoom('fit-viewport', 'auto');
   return new Painter(viewer);
 }
