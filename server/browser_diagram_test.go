@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestBrowserEveryFormatHasADiagram: a JSON DAG definition and a BPMN file
+// TestBrowserEveryFormatHasADiagram: a JSON DAG, a graph and a BPMN file
 // without diagram interchange show as laid-out BPMN diagrams in the live
 // monitor (tokens on their elements) and on the definition page, where a
 // DAG's JSON used to be handed to bpmn-js as "unparsable content".
@@ -19,11 +19,14 @@ func TestBrowserEveryFormatHasADiagram(t *testing.T) {
 	dagSrc, err := os.ReadFile("../engine/dag/testdata/order.dag.json")
 	require.NoError(t, err)
 	srv.post(t, "/api/v1/definitions", "application/json", dagSrc, nil)
+	graphSrc, err := os.ReadFile("../engine/graph/testdata/loan.graph.json")
+	require.NoError(t, err)
+	srv.post(t, "/api/v1/definitions", "application/json", graphSrc, nil)
 	nodi, err := os.ReadFile("testdata/browser_nodi.bpmn")
 	require.NoError(t, err)
 	srv.post(t, "/api/v1/definitions", "application/xml", nodi, nil)
 
-	for _, c := range []struct{ key, element string }{{"order", "validate"}, {"browser_nodi", "approve"}} {
+	for _, c := range []struct{ key, element string }{{"order", "validate"}, {"loan", "score"}, {"browser_nodi", "approve"}} {
 		var inst struct{ ID string }
 		srv.post(t, "/api/v1/instances", "application/json", []byte(`{"definition":"`+c.key+`","variables":{"orderId":"o-1","total":120}}`), &inst)
 		b.run(b.ctx, "the monitor of a "+c.key+" instance shows its diagram",
