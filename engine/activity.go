@@ -97,6 +97,10 @@ func (x *instance) jobFailed(c command) {
 		due := x.now.Add(delay)
 		t.status, t.due = TokenRetry, &due
 		x.emit(EventJobRetrying, n, t, map[string]any{"attempt": t.attempt + 1, "delayMs": delay.Milliseconds()})
+		if delay <= 0 { // an immediate retry: no timer to wait for
+			x.retryJob(command{token: t.id})
+			return
+		}
 		sub := x.addSubscription(&Subscription{Token: t.id, ElementID: n.ID, Timer: &due})
 		x.armTimer(sub)
 		return

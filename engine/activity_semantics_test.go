@@ -2,8 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -249,4 +251,37 @@ func TestHungryScriptIncident(t *testing.T) {
 	require.Len(t, incs, 1)
 	require.Equal(t, "spin", incs[0].ElementID)
 	require.Contains(t, incs[0].Message, "memory budget exceeded")
+}
+
+// TestImmediateBackoffAndDoNotRetryOn: wf:backoff="immediate" retries at
+// once (no timer to wait for); a code listed in wf:doNotRetryOn is never
+// retried, whatever retries are left.
+func TestImmediateBackoffAndDoNotRetryOn(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	var calls atomic.Int32
+	h.e.RegisterHandler("flaky", engine.HandlerFunc(func(_ context.Context, job *engine.Job) (map[string]any, error) {
+		n := calls.Add(1)
+		if job.Variables["code"] == "BAD" {
+			return nil, &engine.CodedError{Code: "BAD", Err: errors.New("refused")}
+		}
+		if n < 3 {
+			return nil, errors.New("try again")
+		}
+		return map[string]any{"done": true}, nil
+	}))
+	h.deploySource(callBPMN(`<process id="p" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
+    <startEvent id="s"/><serviceTask id="work" wf:type="flaky" wf:retries="5" wf:backoff="immediate" wf:doNotRetryOn="BAD"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="work"/><sequenceFlow id="f2" sourceRef="work" targetRef="e"/></process>`))
+	inst := h.start("p", nil)
+	h.idle()
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted) // the clock never moved: the retries waited for nothing
+	require.Equal(t, true, snap.Variables["done"])
+	require.EqualValues(t, 3, calls.Load())
+
+	calls.Store(0)
+	bad := h.start("p", map[string]any{"code": "BAD"})
+	h.idle()
+	h.requireStatus(bad.ID, engine.StatusIncident)
+	require.EqualValues(t, 1, calls.Load(), "BAD is never retried")
 }

@@ -23,16 +23,12 @@ var wfAttributes = map[string]func(x *extension, v string){
 		}
 	},
 	"backoff": func(x *extension, v string) {
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "fixed":
-			x.n.Retry.Backoff = model.BackoffFixed
-		case "linear":
-			x.n.Retry.Backoff = model.BackoffLinear
-		case "exponential":
-			x.n.Retry.Backoff = model.BackoffExponential
-		default:
-			x.problem("wf:backoff %q is not a backoff: write fixed, linear or exponential", v)
+		b, ok := model.Backoffs[strings.ToLower(strings.TrimSpace(v))]
+		if !ok || v == "" {
+			x.problem("wf:backoff %q is not a backoff: write fixed, linear, exponential or immediate", v)
+			return
 		}
+		x.n.Retry.Backoff = b
 	},
 	"retryDelay": func(x *extension, v string) { x.duration("wf:retryDelay", v, &x.n.Retry.Delay) },
 	"maxDelay":   func(x *extension, v string) { x.duration("wf:maxDelay", v, &x.n.Retry.MaxDelay) },
@@ -45,7 +41,8 @@ var wfAttributes = map[string]func(x *extension, v string){
 		}
 		x.n.Retry.Jitter = j
 	},
-	"retryOn": func(x *extension, v string) { x.n.Retry.RetryOn = splitList(v) },
+	"retryOn":      func(x *extension, v string) { x.n.Retry.RetryOn = splitList(v) },
+	"doNotRetryOn": func(x *extension, v string) { x.n.Retry.DoNotRetryOn = splitList(v) },
 	"concurrency": func(x *extension, v string) {
 		c, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || c < 1 {

@@ -102,7 +102,7 @@ func task(n *Node) *model.Node {
 	if r := n.Policies.Retry; r != nil {
 		t.Retry = model.RetryPolicy{
 			Retries:  model.RetriesFromAttempts(r.MaxAttempts),
-			Backoff:  backoffs[r.Backoff],
+			Backoff:  model.Backoffs[r.Backoff],
 			Delay:    time.Duration(r.InitialDelayMs) * time.Millisecond,
 			MaxDelay: time.Duration(r.MaxDelayMs) * time.Millisecond,
 		}
@@ -110,12 +110,6 @@ func task(n *Node) *model.Node {
 	return t
 }
 
-var backoffs = map[string]model.Backoff{
-	"":            model.BackoffExponential,
-	"exponential": model.BackoffExponential,
-	"fixed":       model.BackoffFixed,
-	"linear":      model.BackoffLinear,
-}
 
 func finish(wf *Workflow, p *model.Process) (*model.Definition, error) {
 	if probs := p.Link(); len(probs) > 0 {

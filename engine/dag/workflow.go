@@ -31,7 +31,7 @@ type Policies struct {
 // Retry says how often a failed action runs again.
 type Retry struct {
 	MaxAttempts    int    `json:"maxAttempts"` // attempts in all, the first included
-	Backoff        string `json:"backoff"`     // fixed, linear or exponential (the default)
+	Backoff        string `json:"backoff"`     // fixed, linear, immediate or exponential (the default)
 	InitialDelayMs int64  `json:"initialDelayMs"`
 	MaxDelayMs     int64  `json:"maxDelayMs"`
 }

@@ -25,7 +25,7 @@ type TaskConfig struct {
 // RetryConfig says how often a failed Task or Manual step runs again.
 type RetryConfig struct {
 	MaxAttempts    int    `json:"maxAttempts"` // attempts in all, the first included
-	Backoff        string `json:"backoff"`     // fixed, linear or exponential (the default)
+	Backoff        string `json:"backoff"`     // fixed, linear, immediate or exponential (the default)
 	InitialDelayMs int64  `json:"initialDelayMs"`
 	MaxDelayMs     int64  `json:"maxDelayMs"`
 }

@@ -100,12 +100,12 @@ func (c *converter) task(n *model.Node, cfg *TaskConfig) {
 		c.probs.Add(id, "configuration.resultVariable applies to scripts only: remove it")
 	}
 	if r := cfg.Retry; r != nil {
-		backoff, ok := backoffs[r.Backoff]
+		backoff, ok := model.Backoffs[r.Backoff]
 		switch {
 		case r.MaxAttempts < 1:
 			c.probs.Add(id, "configuration.retry.maxAttempts is %d: count the attempts, the first included (1 or more)", r.MaxAttempts)
 		case !ok:
-			c.probs.Add(id, "configuration.retry.backoff %q is not fixed, linear or exponential: use one of them", r.Backoff)
+			c.probs.Add(id, "configuration.retry.backoff %q is not fixed, linear, exponential or immediate: use one of them", r.Backoff)
 		case r.InitialDelayMs < 0 || r.MaxDelayMs < 0:
 			c.probs.Add(id, "configuration.retry delays are negative: use milliseconds, 0 or more")
 		}
@@ -118,12 +118,6 @@ func (c *converter) task(n *model.Node, cfg *TaskConfig) {
 	}
 }
 
-var backoffs = map[string]model.Backoff{
-	"":            model.BackoffExponential,
-	"exponential": model.BackoffExponential,
-	"fixed":       model.BackoffFixed,
-	"linear":      model.BackoffLinear,
-}
 
 func (c *converter) timer(n *model.Node, cfg *TimerConfig) {
 	n.Kind, n.Trigger = model.KindIntermediateCatchEvent, model.TriggerTimer

@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Backoff is how the delay between attempts grows.
 type Backoff uint8
@@ -9,7 +12,18 @@ const (
 	BackoffExponential Backoff = iota // the default
 	BackoffFixed
 	BackoffLinear
+	BackoffImmediate // no delay: the next attempt runs at once
 )
+
+// Backoffs are the backoffs by the name every format writes them with
+// ("" is the default, exponential).
+var Backoffs = map[string]Backoff{
+	"":            BackoffExponential,
+	"exponential": BackoffExponential,
+	"fixed":       BackoffFixed,
+	"linear":      BackoffLinear,
+	"immediate":   BackoffImmediate,
+}
 
 // Retry policy defaults for activities that run work.
 const (
@@ -28,6 +42,9 @@ type RetryPolicy struct {
 	MaxDelay time.Duration
 	Jitter   float64  // 0..1: the share of each delay that is randomised
 	RetryOn  []string // error codes that retry; empty: every error retries
+	// DoNotRetryOn are error codes that never retry, whatever RetryOn says:
+	// the first such failure is an incident (or a BPMN error's catch).
+	DoNotRetryOn []string
 }
 
 // NoRetries as RetryPolicy.Retries means a failure goes straight to an incident.
@@ -67,6 +84,8 @@ func (r RetryPolicy) WithDefaults() RetryPolicy {
 func (r RetryPolicy) DelayFor(n int) time.Duration {
 	d := r.Delay
 	switch r.Backoff {
+	case BackoffImmediate:
+		return 0
 	case BackoffLinear:
 		d = r.Delay * time.Duration(n)
 	case BackoffExponential:
@@ -82,7 +101,7 @@ func (r RetryPolicy) DelayFor(n int) time.Duration {
 
 // Allows reports whether an error with code may be retried after attempt (1-based).
 func (r RetryPolicy) Allows(attempt int, code string) bool {
-	if attempt > r.Retries {
+	if attempt > r.Retries || code != "" && slices.Contains(r.DoNotRetryOn, code) {
 		return false
 	}
 	if len(r.RetryOn) == 0 {
