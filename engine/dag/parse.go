@@ -110,7 +110,6 @@ func task(n *Node) *model.Node {
 	return t
 }
 
-
 func finish(wf *Workflow, p *model.Process) (*model.Definition, error) {
 	if probs := p.Link(); len(probs) > 0 {
 		return nil, probs

@@ -118,7 +118,6 @@ func (c *converter) task(n *model.Node, cfg *TaskConfig) {
 	}
 }
 
-
 func (c *converter) timer(n *model.Node, cfg *TimerConfig) {
 	n.Kind, n.Trigger = model.KindIntermediateCatchEvent, model.TriggerTimer
 	wait := cfg.Duration
