@@ -39,7 +39,7 @@ func (x *instance) dispatch(t *token) {
 	t.job = x.nextID
 	j := &jobRun{
 		inst: x.id, token: t.id, job: t.job, attempt: t.attempt, node: t.node,
-		defKey: x.head.DefinitionKey, vars: x.sharedVars(t), listener: t.listener,
+		defKey: x.head.DefinitionKey, vars: x.sharedVars(t), listener: t.listener, priority: x.jobPriority(t),
 	}
 	fx := &x.p.effects
 	if (j.listener == nil && x.e.handlers.has(j.node)) || (j.listener != nil && j.listener.Exec && x.e.handlers.get(j.listener.Type) != nil) ||
@@ -50,6 +50,24 @@ func (x *instance) dispatch(t *token) {
 	}
 	t.external = true
 	fx.external = append(fx.external, j)
+}
+
+// jobPriority is the priority of token t's job: its node's, evaluated, from
+// 0 to 100; 50 when it has none or it does not give a number in range.
+func (x *instance) jobPriority(t *token) int {
+	text := t.node.Job.Priority
+	if text == "" {
+		return 50
+	}
+	v, err := x.eval(x.evalVars(t), text) // a number is a JavaScript expression too
+	if err != nil {
+		return 50
+	}
+	n, ok := toInt(v)
+	if !ok || n < 0 || n > 100 {
+		return 50
+	}
+	return n
 }
 
 func jobType(n *model.Node) string {

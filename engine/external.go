@@ -54,7 +54,13 @@ func (x *externalJobs) add(j *jobRun) {
 	en := &externalEntry{run: j, key: k}
 	x.byKey[k] = en
 	typ := j.jobType()
-	x.byType[typ] = append(x.byType[typ], en)
+	// Highest priority first, in arrival order among equals: fetches take from the front.
+	list := x.byType[typ]
+	i := len(list)
+	for i > 0 && list[i-1].run.priority < j.priority {
+		i--
+	}
+	x.byType[typ] = slices.Insert(list, i, en)
 }
 
 func (x *externalJobs) remove(k string) {

@@ -29,6 +29,18 @@ type jobRun struct {
 	// A task listener's job (Camunda 8): its own type and headers; a
 	// detached one (cancelling) has no token to report back to.
 	listener *PendingTransition
+	priority int // 0..100 (model.Job.Priority): higher runs and is fetched first
+}
+
+// queuePriority is the ring of a node queue a job of priority p goes to.
+func queuePriority(p int) queue.Priority {
+	switch {
+	case p > 66:
+		return queue.PriorityHigh
+	case p < 34:
+		return queue.PriorityLow
+	}
+	return queue.PriorityNormal
 }
 
 // jobType is the type workers fetch the job by.
@@ -77,7 +89,7 @@ func (w *workerPools) dispatch(j *jobRun) {
 		w.e.settleQuietly(j) // the engine is stopping; the job runs again after a restart
 		return
 	}
-	item := queue.Item[*jobRun]{ID: j.job, Payload: j}
+	item := queue.Item[*jobRun]{ID: j.job, Payload: j, Priority: queuePriority(j.priority)}
 	ok, err := p.q.TryEnqueue(item)
 	switch {
 	case err != nil:

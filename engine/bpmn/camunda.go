@@ -44,6 +44,7 @@ func (x *extension) camunda() {
 		x.camundaFormRef(ref, attr("formRefBinding"), attr("formRefVersion"))
 	}
 	set(&h.Priority, attr("priority"))
+	set(&n.Job.Priority, attr("jobPriority"))
 	set(&h.DueDate, attr("dueDate"))
 	set(&h.FollowUpDate, attr("followUpDate"))
 	x.resultVariable(attr("resultVariable"))

@@ -63,7 +63,7 @@ var wfAttributes = map[string]func(x *extension, v string){
 	"candidateUsers":  func(x *extension, v string) { x.n.Human.CandidateUsers = splitList(v) },
 	"candidateGroups": func(x *extension, v string) { x.n.Human.CandidateGroups = splitList(v) },
 	"formKey":         func(x *extension, v string) { x.n.Human.FormKey = v },
-	"priority":        func(x *extension, v string) { x.n.Human.Priority = v },
+	"priority":        func(x *extension, v string) { x.n.Human.Priority, x.n.Job.Priority = v, v },
 	"dueDate":         func(x *extension, v string) { x.n.Human.DueDate = v },
 	"followUpDate":    func(x *extension, v string) { x.n.Human.FollowUpDate = v },
 	"inboxVariables": func(x *extension, v string) {

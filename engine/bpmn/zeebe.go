@@ -41,6 +41,8 @@ func (x *extension) zeebe() {
 			}
 		case "priorityDefinition":
 			set(&h.Priority, attr("priority"))
+		case "jobPriorityDefinition":
+			set(&n.Job.Priority, attr("priority"))
 		case "taskSchedule":
 			set(&h.DueDate, attr("dueDate"))
 			set(&h.FollowUpDate, attr("followUpDate"))

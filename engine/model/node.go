@@ -108,6 +108,9 @@ type Job struct {
 	// engine's default); RateLimit caps how many start per second (0: none).
 	Concurrency int
 	RateLimit   float64
+	// Priority orders a node's queued jobs and external fetches: a number
+	// from 0 to 100 (50 when empty), or an expression giving one per job.
+	Priority string
 }
 
 // Script is the body of a script task.

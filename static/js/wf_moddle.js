@@ -19,7 +19,7 @@ export const wfModdle = {
     {
       name: 'JobAttributes',
       extends: ['bpmn:ServiceTask', 'bpmn:ScriptTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'],
-      properties: ['type', 'retries', 'backoff', 'retryDelay', 'maxDelay', 'jitter', 'retryOn', 'doNotRetryOn', 'timeout', 'concurrency', 'rateLimit']
+      properties: ['type', 'retries', 'backoff', 'retryDelay', 'maxDelay', 'jitter', 'retryOn', 'doNotRetryOn', 'timeout', 'concurrency', 'rateLimit', 'priority']
         .map((name) => ({ name, isAttr: true, type: 'String' })),
     },
     {

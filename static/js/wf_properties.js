@@ -22,6 +22,7 @@ export const wfFields = [
   { name: 'timeout', types: jobTasks, label: 'Timeout', description: 'ISO 8601 duration one attempt may take, e.g. PT30S' },
   { name: 'concurrency', types: jobTasks, label: 'Concurrency', description: 'How many of these jobs may run at once' },
   { name: 'rateLimit', types: jobTasks, label: 'Rate limit', description: 'How many of these jobs may start per second' },
+  { name: 'priority', types: jobTasks, label: 'Job priority', description: '0 to 100 (default 50), or an expression such as =vip ? 90 : 50: higher runs and is fetched first' },
   { name: 'inboxVariables', types: ['bpmn:UserTask'], label: 'Inbox variables', description: 'Up to 3 variables, comma-separated, shown on the task\'s inbox card' },
 ];
 
