@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -37,8 +38,10 @@ func echo(_ context.Context, job *Job) (map[string]any, error) {
 // parameters (JSON DAG) or else its variables (BPMN input mappings): url (required), method
 // (GET), headers (object), body (any JSON value), timeout (Go duration,
 // default 10s), resultVariable (default "response"). The result is
-// {status, headers, body}; a 5xx or a network error fails the attempt (and
-// retries), a 4xx fails it permanently.
+// {status, headers, body}. A network error, a 429 or a 500–504 fails the
+// attempt (and retries, after Retry-After when the answer gives one); any
+// other 4xx or 5xx fails it permanently. Failures by status carry the code
+// HTTP_<status>, which wf:retryOn and wf:doNotRetryOn can name.
 type httpHandler struct {
 	client *http.Client
 }
@@ -104,13 +107,32 @@ func (h *httpHandler) Handle(ctx context.Context, job *Job) (map[string]any, err
 		headers[k] = resp.Header.Get(k)
 	}
 	result := map[string]any{"status": float64(resp.StatusCode), "headers": headers, "body": decoded}
-	switch {
-	case resp.StatusCode >= 500:
-		return nil, fmt.Errorf("http task %q: %s answered %d", job.ElementID, url, resp.StatusCode)
-	case resp.StatusCode >= 400:
-		return nil, Permanent(fmt.Errorf("http task %q: %s answered %d", job.ElementID, url, resp.StatusCode))
+	if code := resp.StatusCode; code >= 400 {
+		err := &CodedError{Code: "HTTP_" + strconv.Itoa(code), Err: fmt.Errorf("http task %q: %s answered %d", job.ElementID, url, code)}
+		if code != http.StatusTooManyRequests && (code < 500 || code > 504) {
+			return nil, Permanent(err)
+		}
+		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			return nil, RetryAfter(d, err)
+		}
+		return nil, err
 	}
 	return map[string]any{stringParam(p, "resultVariable", "response"): result}, nil
+}
+
+// parseRetryAfter reads a Retry-After header: seconds, or an HTTP date.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second, true
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(at.Sub(now), 0), true
+	}
+	return 0, false
 }
 
 func stringParam(p map[string]any, key, def string) string {

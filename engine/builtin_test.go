@@ -25,6 +25,15 @@ func TestHTTPTask(t *testing.T) {
 				http.Error(w, "try again", http.StatusBadGateway)
 				return
 			}
+		case "/orders/busy":
+			if n == 1 {
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "slow down", http.StatusTooManyRequests)
+				return
+			}
+		case "/orders/gone":
+			http.Error(w, "no such order", http.StatusNotFound)
+			return
 		case "/orders/slow":
 			select {
 			case <-r.Context().Done():
@@ -49,6 +58,8 @@ func TestHTTPTask(t *testing.T) {
 	}{
 		{"answers", "42", "5s", engine.StatusCompleted, 1},
 		{"5xx is retried", "flaky", "5s", engine.StatusCompleted, 2},
+		{"429 is retried after Retry-After", "busy", "5s", engine.StatusCompleted, 2},
+		{"404 is not retried", "gone", "5s", engine.StatusIncident, 1},
 		{"times out, then incident", "slow", "50ms", engine.StatusIncident, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,6 +68,11 @@ func TestHTTPTask(t *testing.T) {
 			inst := h.start(h.deploy("http_task"), map[string]any{"base": srv.URL, "orderId": tc.order, "qty": 3, "timeout": tc.timeout})
 			snap := h.waitStatus(inst.ID, tc.status)
 			require.Equal(t, tc.calls, calls.Load())
+			if tc.order == "busy" {
+				retrying := h.eventsOf(inst.ID, engine.EventJobRetrying, "call")
+				require.Len(t, retrying, 1)
+				require.EqualValues(t, 1000, retrying[0].Detail["delayMs"], "the server's Retry-After, not the policy's delay")
+			}
 			if tc.status != engine.StatusCompleted {
 				return
 			}
