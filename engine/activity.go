@@ -133,6 +133,9 @@ func (x *instance) jobFailed(c command) {
 		x.work = append(x.work, step{tok: holder, node: b})
 		return
 	}
+	if t.outer != 0 && x.innerFailed(t, msg) {
+		return // the multi-instance activity's error policy goes on without it
+	}
 	inc := x.incidentAt(t, "job", fmt.Sprintf("%s failed after %d attempt(s): %s", jobType(n), t.attempt, msg), phaseJob)
 	dl := DeadLetter{
 		ID: inc.ID, InstanceID: x.id, Definition: x.head.DefinitionKey, ElementID: n.ID, IncidentID: inc.ID, JobType: jobType(n),

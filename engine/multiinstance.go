@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -25,6 +26,7 @@ const (
 	miItems     = "__items"   // the items still to run (sequential)
 	miOutputs   = "__outputs" // outputs by loopCounter-1
 	miSpawned   = "__spawned" // instances started so far
+	miErrors    = "__errors"  // ErrorPolicyCollect: the failures gathered
 )
 
 func (x *instance) enterMultiInstance(t *token) {
@@ -141,6 +143,37 @@ func (x *instance) innerDone(in *token, result map[string]any) {
 	}
 	x.disarmToken(in)
 	x.emit(EventElementCompleted, n, in, map[string]any{"loopCounter": i + mi.CounterFrom})
+	x.innerEnded(outer, in)
+}
+
+// innerFailed ends an instance whose work failed for good, when its
+// activity's error policy goes on without it, and reports whether it did.
+func (x *instance) innerFailed(in *token, msg string) bool {
+	outer := x.token(in.outer)
+	mi := in.node.Loop
+	if outer == nil || outer.status != TokenMulti || mi.ErrorPolicy == "" || mi.ErrorPolicy == model.ErrorPolicyStop {
+		return false
+	}
+	i := count(in.local["loopCounter"])
+	if mi.ErrorPolicy == model.ErrorPolicyCollect {
+		errs, _ := outer.local[miErrors].([]any)
+		item := any(nil)
+		if mi.Element != "" {
+			item = in.local[mi.Element]
+		}
+		outer.local[miErrors] = append(slices.Clip(errs), map[string]any{"loopCounter": i, "item": item, "error": msg})
+	}
+	x.disarmToken(in)
+	x.emit(EventElementTerminated, in.node, in, map[string]any{"loopCounter": i, "error": msg, "errorPolicy": mi.ErrorPolicy})
+	x.innerEnded(outer, in)
+	return true
+}
+
+// innerEnded counts instance in of outer's multi-instance activity done
+// and ends the activity when it was the last, or when the completion
+// condition holds; else starts the next one waiting.
+func (x *instance) innerEnded(outer, in *token) {
+	n, mi := in.node, in.node.Loop
 	x.removeToken(in)
 	outer.local[miCompleted] = count(outer.local[miCompleted]) + 1
 	outer.local[miActive] = count(outer.local[miActive]) - 1
@@ -172,10 +205,14 @@ func (x *instance) miFinish(outer *token) {
 	mi := outer.node.Loop
 	x.cancelInner(outer)
 	outputs := outer.local[miOutputs].([]any)
-	x.emit(EventMultiInstanceCompleted, outer.node, outer, map[string]any{"completed": outer.local[miCompleted]})
+	errs, _ := outer.local[miErrors].([]any)
+	x.emit(EventMultiInstanceCompleted, outer.node, outer, map[string]any{"completed": outer.local[miCompleted], "failed": len(errs)})
 	outer.local = nil
 	if mi.OutputCollection != "" {
 		x.setVars(map[string]any{mi.OutputCollection: slices.Clone(outputs)})
+	}
+	if mi.ErrorPolicy == model.ErrorPolicyCollect {
+		x.setVars(map[string]any{cmp.Or(mi.ErrorsVariable, "errors"): append([]any{}, errs...)})
 	}
 	x.finishActivity(outer, nil)
 }

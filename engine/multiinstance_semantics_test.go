@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -153,4 +154,53 @@ func TestMultiInstanceMaxParallelism(t *testing.T) {
     <startEvent id="s"/><task id="t"><multiInstanceLoopCharacteristics wf:maxParallelism="none"><loopCardinality>2</loopCardinality></multiInstanceLoopCharacteristics></task>
     <sequenceFlow id="f1" sourceRef="s" targetRef="t"/></process>`)})
 	require.ErrorContains(t, err, `wf:maxParallelism "none" is not a positive whole number`)
+}
+
+// TestMultiInstanceErrorPolicy: an instance whose job fails for good raises
+// an incident (stop, the default), is skipped (continue), or is skipped
+// with its error gathered (collect).
+func TestMultiInstanceErrorPolicy(t *testing.T) {
+	t.Parallel()
+	for _, policy := range []string{"", "continue", "collect"} {
+		t.Run("policy "+policy, func(t *testing.T) {
+			t.Parallel()
+			h := setup(t)
+			h.e.RegisterHandler("square", engine.HandlerFunc(func(_ context.Context, job *engine.Job) (map[string]any, error) {
+				n, _ := job.Variables["n"].(int64)
+				if n == 2 {
+					return nil, engine.Permanent(errors.New("two is not allowed"))
+				}
+				return map[string]any{"sq": n * n}, nil
+			}))
+			attr := ""
+			if policy != "" {
+				attr = ` wf:errorPolicy="` + policy + `" wf:errorsVariable="failures"`
+			}
+			h.deploySource(callBPMN(`<process id="p" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
+    <startEvent id="s"/>
+    <serviceTask id="work" wf:type="square">
+      <multiInstanceLoopCharacteristics` + attr + `>
+        <extensionElements><zeebe:loopCharacteristics inputCollection="=[1, 2, 3]" inputElement="n" outputCollection="squares" outputElement="=sq"/></extensionElements>
+      </multiInstanceLoopCharacteristics>
+    </serviceTask>
+    <endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="work"/><sequenceFlow id="f2" sourceRef="work" targetRef="e"/></process>`))
+			inst := h.start("p", nil)
+			if policy == "" {
+				h.requireStatus(inst.ID, engine.StatusIncident)
+				return
+			}
+			snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+			require.Equal(t, []any{int64(1), nil, int64(9)}, normalizeList(snap.Variables["squares"]), "the failed item has no output")
+			if policy == "continue" {
+				require.NotContains(t, snap.Variables, "failures")
+				return
+			}
+			failures := snap.Variables["failures"].([]any)
+			require.Len(t, failures, 1)
+			f := failures[0].(map[string]any)
+			require.EqualValues(t, 2, f["item"])
+			require.Contains(t, f["error"], "two is not allowed")
+		})
+	}
 }

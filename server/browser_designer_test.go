@@ -706,6 +706,9 @@ func TestBrowserDesignerAids(t *testing.T) {
 		chromedp.WaitVisible(entry("maxParallelism")+` input`),
 		chromedp.SendKeys(entry("maxParallelism")+` input`, "2"),
 		waitJS(`wfpp.modeler.get('elementRegistry').get('call').businessObject.loopCharacteristics.get('wf:maxParallelism') === '2'`),
+		chromedp.SetValue(entry("errorPolicy")+` select`, "collect"),
+		js(`document.querySelector('[data-entry-id="wf-errorPolicy"] select').dispatchEvent(new Event('change', {bubbles: true}))`),
+		waitJS(`wfpp.modeler.get('elementRegistry').get('call').businessObject.loopCharacteristics.get('wf:errorPolicy') === 'collect'`),
 		selectShape("start"),
 		openWorkflowpp(),
 		chromedp.WaitVisible(entry("timerPreview")),
@@ -723,6 +726,7 @@ func TestBrowserDesignerAids(t *testing.T) {
 	require.Equal(t, "return {total: price * qty}", p.Node("calc").Script.Source)
 	require.Equal(t, "http", p.Node("call").Job.Type)
 	require.Equal(t, 2, p.Node("call").Loop.MaxParallel)
+	require.Equal(t, "collect", p.Node("call").Loop.ErrorPolicy)
 	require.Equal(t, "Europe/Berlin", p.Node("start").Timer.TimeZone)
 	require.Equal(t, "R3/PT1H", p.Node("start").Timer.Expr)
 }

@@ -33,6 +33,13 @@ func (c *converter) multiInstance(n *model.Node, el *element) {
 		}
 		mi.MaxParallel = m
 	}
+	switch p := strings.TrimSpace(el.attr(nsWF, "errorPolicy")); p {
+	case "", model.ErrorPolicyStop, model.ErrorPolicyContinue, model.ErrorPolicyCollect:
+		mi.ErrorPolicy = p
+	default:
+		c.probs.Add(n.ID, "wf:errorPolicy %q: write stop (an incident, the default), continue (skip the failed item) or collect (skip it and gather its error)", p)
+	}
+	mi.ErrorsVariable = el.attr(nsWF, "errorsVariable")
 	if item := el.child(nsBPMN, "inputDataItem"); item != nil {
 		mi.Element = cmp.Or(item.attr("", "name"), item.id())
 	}

@@ -276,6 +276,13 @@ type AdHoc struct {
 	Sequential      bool   // ordering="Sequential"
 }
 
+// Multi-instance error policies.
+const (
+	ErrorPolicyStop     = "stop"
+	ErrorPolicyContinue = "continue"
+	ErrorPolicyCollect  = "collect"
+)
+
 // MultiInstance makes an activity run once per item of a collection (or a
 // number of times), all at once or one after another.
 type MultiInstance struct {
@@ -285,7 +292,14 @@ type MultiInstance struct {
 	Sequential  bool
 	// MaxParallel caps how many instances of a parallel one run at once
 	// (wf:maxParallelism); the next starts when one completes. 0: no cap.
-	MaxParallel      int
+	MaxParallel int
+	// ErrorPolicy is what an instance whose work fails for good does
+	// (wf:errorPolicy): ErrorPolicyStop (the default: an incident),
+	// ErrorPolicyContinue (its item is skipped) or ErrorPolicyCollect
+	// (skipped, and the error added to the list ErrorsVariable names,
+	// "errors" when empty).
+	ErrorPolicy      string
+	ErrorsVariable   string
 	Collection       string // expression giving the list of items
 	Element          string // variable each instance sees its item as
 	Cardinality      string // expression giving how many instances, when there is no collection

@@ -25,7 +25,7 @@ export const wfModdle = {
     {
       name: 'MultiInstanceAttributes',
       extends: ['bpmn:MultiInstanceLoopCharacteristics'],
-      properties: [{ name: 'maxParallelism', isAttr: true, type: 'String' }],
+      properties: ['maxParallelism', 'errorPolicy', 'errorsVariable'].map((name) => ({ name, isAttr: true, type: 'String' })),
     },
     {
       name: 'TimerAttributes',

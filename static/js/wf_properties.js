@@ -280,6 +280,13 @@ function timerDefinition(bo) {
   return (bo.get('eventDefinitions') || []).find((d) => d.$type === 'bpmn:TimerEventDefinition');
 }
 
+// wf: attributes of a multi-instance marker, edited like wfFields (Field).
+const miFields = [
+  { name: 'errorPolicy', label: 'When an instance fails', options: ['', 'continue', 'collect'],
+    description: 'empty: an incident (stop); continue: skip its item; collect: skip it and add its error to the errors variable' },
+  { name: 'errorsVariable', label: 'Errors variable', description: 'With collect: the list of {loopCounter, item, error}; default errors' },
+];
+
 // wf:maxParallelism on a parallel multi-instance marker.
 function MaxParallelField(props) {
   const { element, id, lc } = props;
@@ -324,6 +331,12 @@ class WfPropertiesProvider {
       const lc = bo.get && bo.get('loopCharacteristics');
       if (lc && lc.$type === 'bpmn:MultiInstanceLoopCharacteristics' && !lc.isSequential) {
         entries.push({ id: 'wf-maxParallelism', component: MaxParallelField, lc, isEdited: isTextFieldEntryEdited });
+      }
+      if (lc && lc.$type === 'bpmn:MultiInstanceLoopCharacteristics') {
+        entries.push(...miFields.map((field) => ({
+          id: `wf-${field.name}`, component: Field, field, bo: lc,
+          isEdited: field.options ? isSelectEntryEdited : isTextFieldEntryEdited,
+        })));
       }
       if (lc && lc.$type === 'bpmn:StandardLoopCharacteristics') {
         entries.push(...loopFields.map((field) => ({
