@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -130,6 +131,7 @@ func (x *instance) jobFailed(c command) {
 			x.removeToken(t)
 		}
 		x.interrupt(holder)
+		x.setVars(failureContext(b, n, t.attempt, errorCode(c.err), msg))
 		x.work = append(x.work, step{tok: holder, node: b})
 		return
 	}
@@ -156,6 +158,20 @@ func (x *instance) retryJob(c command) {
 	t.attempt++
 	x.emit(EventJobCreated, t.node, t, map[string]any{"type": jobType(t.node), "attempt": t.attempt})
 	x.dispatch(t)
+}
+
+// failureContext is what a catch-all error boundary tells the path it
+// starts about the work that failed for good: the error's code and message
+// (in the variables the boundary names, errorCode and errorMessage when it
+// names none), the failed node's id and the attempts made.
+func failureContext(b, failed *model.Node, attempt int, code, msg string) map[string]any {
+	d := b.Definition(model.TriggerError)
+	return map[string]any{
+		cmp.Or(d.ErrorCodeVariable, "errorCode"):       code,
+		cmp.Or(d.ErrorMessageVariable, "errorMessage"): msg,
+		"failedNodeId": failed.ID,
+		"attempt":      attempt,
+	}
 }
 
 func catchAllErrorBoundary(n *model.Node) *model.Node {

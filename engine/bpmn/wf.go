@@ -39,6 +39,9 @@ var wfAttributes = map[string]func(x *extension, v string){
 			x.problem("wf:jitter %q is not a share between 0 and 1: write e.g. 0.1", v)
 			return
 		}
+		if j == 0 {
+			j = model.NoJitter
+		}
 		x.n.Retry.Jitter = j
 	},
 	"retryOn":      func(x *extension, v string) { x.n.Retry.RetryOn = splitList(v) },

@@ -74,6 +74,12 @@ func (b *Builder) Connect(s *Scope, from, to, condition string) *Flow {
 	return b.AddFlow(s, &Flow{SourceID: from, TargetID: to, Condition: condition})
 }
 
+// Fallback adds a fallback flow from an activity to another node: taken
+// only when the activity's circuit breaker is open (see Flow.Fallback).
+func (b *Builder) Fallback(s *Scope, from, to string) *Flow {
+	return b.AddFlow(s, &Flow{ID: b.UniqueID(from + "__fallback"), SourceID: from, TargetID: to, Fallback: true})
+}
+
 // Branch is one way a token may leave a node in the DAG-like formats.
 type Branch struct {
 	FlowID    string // kept when set, else generated

@@ -8,6 +8,11 @@ type Flow struct {
 	TargetID  string
 	Condition string // expression; empty means always
 	Index     int    // dense index, unique within the Process
+	// Fallback marks a flow leaving an activity that is taken only when the
+	// activity's job fails fast with CircuitOpenCode and no boundary event
+	// catches it (wf:fallback, a DAG policy's fallback, a graph node's
+	// FallbackNodeId); a token leaving normally never takes it.
+	Fallback bool
 
 	Source *Node
 	Target *Node

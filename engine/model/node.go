@@ -86,6 +86,12 @@ type Node struct {
 	Call        *Call // call activity
 	Loop        *MultiInstance
 	Repeat      *StandardLoop // standardLoopCharacteristics
+	// Circuit puts the task's jobs through a circuit breaker (nil: none).
+	Circuit *CircuitPolicy
+
+	// Gateways: JoinPolicy makes a parallel or inclusive join go on with
+	// some of its branches (nil: all of them).
+	JoinPolicy *JoinPolicy
 
 	// ExecListeners run JavaScript when a token starts or ends the node
 	// (Camunda 7 execution listeners); ExecJobs are jobs the token waits

@@ -12,6 +12,9 @@ type Process struct {
 	// VersionTag names this version of the process (zeebe:versionTag,
 	// camunda:versionTag), for call activities bound by it.
 	VersionTag string
+	// Limits bound its instances: timeout, concurrency, retry budget and
+	// what an unhandled failure does.
+	Limits Limits
 
 	AllNodes []*Node // by Node.Index
 	AllFlows []*Flow // by Flow.Index

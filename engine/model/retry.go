@@ -40,8 +40,13 @@ type RetryPolicy struct {
 	Backoff  Backoff
 	Delay    time.Duration
 	MaxDelay time.Duration
-	Jitter   float64  // 0..1: the share of each delay that is randomised
-	RetryOn  []string // error codes that retry; empty: every error retries
+	Jitter   float64 // 0..1: the share of each delay that is randomised; NoJitter for none
+	// Factor is how much each exponential delay grows (2 when 0).
+	Factor float64
+	// RetryOnStatus are the HTTP status codes the http handler and
+	// connectors retry (429 and 500-504 when empty).
+	RetryOnStatus []int
+	RetryOn       []string // error codes that retry; empty: every error retries
 	// DoNotRetryOn are error codes that never retry, whatever RetryOn says:
 	// the first such failure is an incident (or a BPMN error's catch).
 	DoNotRetryOn []string
@@ -49,6 +54,9 @@ type RetryPolicy struct {
 
 // NoRetries as RetryPolicy.Retries means a failure goes straight to an incident.
 const NoRetries = -1
+
+// NoJitter as RetryPolicy.Jitter means delays are used as computed.
+const NoJitter = -1
 
 // RetriesFromAttempts converts a total attempt count (Zeebe's and Camunda's
 // "retries") into Retries: attempts after the first.
@@ -73,8 +81,14 @@ func (r RetryPolicy) WithDefaults() RetryPolicy {
 	if r.MaxDelay == 0 {
 		r.MaxDelay = RetryMaxDelayDefault
 	}
-	if r.Jitter == 0 {
+	switch {
+	case r.Jitter == 0:
 		r.Jitter = RetryJitterDefault
+	case r.Jitter < 0:
+		r.Jitter = 0
+	}
+	if r.Factor == 0 {
+		r.Factor = 2
 	}
 	return r
 }
@@ -89,8 +103,12 @@ func (r RetryPolicy) DelayFor(n int) time.Duration {
 	case BackoffLinear:
 		d = r.Delay * time.Duration(n)
 	case BackoffExponential:
+		f := r.Factor
+		if f < 1 {
+			f = 2
+		}
 		for i := 1; i < n && d < r.MaxDelay; i++ {
-			d *= 2
+			d = time.Duration(float64(d) * f)
 		}
 	}
 	if r.MaxDelay > 0 && d > r.MaxDelay {
