@@ -4,7 +4,10 @@
 // # Format
 //
 // A document is one JSON object, checked against schema.json (JSON Schema
-// draft-07, embedded as Schema) before anything else:
+// draft-07, embedded as Schema) before anything else. The DataWorkflows
+// spec's documents (§4, §15) are read as printed; Workflow++'s own
+// spellings (backoff, initialDelayMs, onFailure continue, variables) are
+// read beside them:
 //
 //	{
 //	  "id": "order",                      // required; the definition key
@@ -12,20 +15,36 @@
 //	  "description": "...", "version": "3", "$schema": "...",  // optional, informative
 //	  "startNode": "validate",            // required; the node that runs first
 //	  "variables": {"currency": "EUR"},   // optional; default variables of every instance
+//	  "timeoutMs": 3600000,               // optional limits of every instance (model.Limits):
+//	  "maxConcurrentInstances": 10, "overLimit": "queue"|"refuse", "retryBudget": 20,
+//	  "failureMode": "fail"|"incident",   // what a failure nothing handles does; default fail
 //	  "nodes": [{
 //	    "id": "validate",                 // required; letters, digits, _ . : -
 //	    "actionType": "order.validate",   // required; the job type a handler or worker serves
 //	    "displayName": "...", "description": "...",
-//	    "parameters": {"orderId": "${orderId}"},  // any JSON; ${...} templates are kept as text
-//	    "onFailure": "fail" | "continue", // default fail
+//	    "parameters": {"orderId": "{{ trigger.orderId }}", "url": "https://x/${orderId}"},
+//	    "onFailure": "fail" | "continue" | "<node id>", // default fail
 //	    "policies": {
 //	      "timeoutMs": 5000,
-//	      "retry": {"maxAttempts": 3, "backoff": "fixed"|"linear"|"exponential",
-//	                "initialDelayMs": 200, "maxDelayMs": 2000}
+//	      "retry": {"maxAttempts": 3, "baseDelayMs": 300, "backoffFactor": 2.0, "jitter": true,
+//	                "maxDelayMs": 2000, "backoff": "exponential",
+//	                "retryOnErrors": ["TIMEOUT"], "doNotRetryOn": ["AUTH"], "retryOnStatusCodes": [429, 503]},
+//	      "fallback": "<node id>",        // taken while the circuit breaker is open
+//	      "circuitBreaker": {"failureThreshold": 5, "failureRateThreshold": 0.5, "minCalls": 10,
+//	                         "windowMs": 120000, "timeoutMs": 60000, "halfOpenMaxCalls": 3, "key": "crm"}
 //	    },
+//	    "join": {"policy": "all"|"any"|"majority"|"n_of_m", "n": 2, "branchTimeoutMs": 60000, "cancelRemaining": true},
 //	    "edges": [{"targetNode": "ship", "when": "success"|"failure"|"always", "condition": "total > 0"}]
 //	  }]
 //	}
+//
+// Retry: maxAttempts counts every attempt, the first included (0 and 1 mean
+// no retry; without it the engine's defaults apply). baseDelayMs and
+// initialDelayMs are the same setting; 0 retries at once. The strategy is
+// backoff or type: exponential (the default), fixed, linear, immediate, or
+// the advanced-features design's exponential_backoff, fixed_delay,
+// linear_backoff. backoffFactor is the exponential growth (2 when unset);
+// jitter true (the default) varies each delay by ±10 %, false not at all.
 //
 // Unknown fields are errors (they are usually typos). Every problem found is
 // returned as a model.Problems: schema violations name the JSON pointer, the
@@ -33,9 +52,12 @@
 //
 // # Rules
 //
-// On top of the schema: node ids are unique, startNode and every targetNode
-// name a node, edges form no cycle (a DAG cannot loop), and every node can
-// be reached from startNode.
+// On top of the schema: node ids are unique; startNode, every targetNode,
+// an onFailure route and a fallback name a node; edges, onFailure routes and
+// fallbacks form no cycle (a DAG cannot loop); every node can be reached
+// from startNode; a join is on a node two or more edges enter, n_of_m has
+// an n of at most that many; baseDelayMs and initialDelayMs, backoff and
+// type do not contradict each other.
 //
 // # Conversion
 //
@@ -61,14 +83,25 @@
 //     its retries: the task gets an interrupting error boundary event
 //     "<node>__onFailure" that catches every error (ErrorCode ""), and the
 //     failure edges leave from it by the same rules ("<node>__onFailure__split").
+//   - onFailure naming a node: when the node has no failure (or always)
+//     edges, a failure goes there, as through an edge with when failure
+//     (the spec's implicit failure edge).
 //   - onFailure "continue": a failure counts as success. When the node has no
 //     failure (or always) edges, the error boundary "<node>__onFailure" leads
 //     to where its success edges lead (its split, its one target or its end
 //     event). When it has failure edges, they decide and "continue" adds
 //     nothing. onFailure "fail" without failure edges leaves the failure to
-//     the engine: an incident once retries run out.
+//     the engine: once retries run out, the instance fails (fail-fast: its
+//     other branches are cancelled, it ends failed with an instance.failed
+//     event), or the token waits with an incident when failureMode is
+//     incident.
 //   - Joins wait for every satisfied incoming edge: a node more than one flow
 //     enters gets an inclusive gateway "<node>__join" in front of it (an
 //     OR-join: it waits while a token can still arrive), see
-//     model.Builder.InsertJoins.
+//     model.Builder.InsertJoins. A node's join policy becomes that
+//     gateway's JoinPolicy.
+//   - policies.fallback becomes a fallback flow (model.Flow.Fallback) from
+//     the task, circuitBreaker its Circuit; the engine gives them meaning.
+//   - The workflow's limits become the process's model.Limits; OnFailure is
+//     model.FailureFail unless failureMode says incident.
 package dag

@@ -292,8 +292,8 @@ func TestParseRejects(t *testing.T) {
 			message: []string{"/nodes/0", "egdes", "fix its spelling"},
 		},
 		{
-			name:    "zero attempts",
-			doc:     `{"id":"w","startNode":"a","nodes":[{"id":"a","actionType":"x","policies":{"retry":{"maxAttempts":0}}}]}`,
+			name:    "too many attempts",
+			doc:     `{"id":"w","startNode":"a","nodes":[{"id":"a","actionType":"x","policies":{"retry":{"maxAttempts":101}}}]}`,
 			element: "a",
 			message: []string{"/nodes/0/policies/retry/maxAttempts", "within the limit"},
 		},

@@ -8,6 +8,13 @@ type Workflow struct {
 	StartNode   string         `json:"startNode"`
 	Variables   map[string]any `json:"variables"`
 	Nodes       []Node         `json:"nodes"`
+
+	// Limits of every instance (model.Limits).
+	TimeoutMs              int64  `json:"timeoutMs"`
+	MaxConcurrentInstances int    `json:"maxConcurrentInstances"`
+	OverLimit              string `json:"overLimit"`   // queue (the default) or refuse
+	RetryBudget            int    `json:"retryBudget"` // retries of all of an instance's jobs together
+	FailureMode            string `json:"failureMode"` // fail (the default) or incident
 }
 
 // Node is one action of a Workflow.
@@ -17,23 +24,59 @@ type Node struct {
 	DisplayName string         `json:"displayName"`
 	Description string         `json:"description"`
 	Parameters  map[string]any `json:"parameters"`
-	OnFailure   string         `json:"onFailure"` // "fail" (the default) or "continue"
-	Policies    Policies       `json:"policies"`
-	Edges       []Edge         `json:"edges"`
+	// OnFailure is "fail" (the default), "continue", or the id of the node
+	// a failure goes to when the node has no failure edge.
+	OnFailure string   `json:"onFailure"`
+	Policies  Policies `json:"policies"`
+	Join      *Join    `json:"join"`
+	Edges     []Edge   `json:"edges"`
 }
 
 // Policies bound how a node's action runs.
 type Policies struct {
-	TimeoutMs int64  `json:"timeoutMs"`
-	Retry     *Retry `json:"retry"`
+	TimeoutMs      int64           `json:"timeoutMs"`
+	Retry          *Retry          `json:"retry"`
+	Fallback       string          `json:"fallback"` // the node taken while the circuit breaker is open
+	CircuitBreaker *CircuitBreaker `json:"circuitBreaker"`
 }
 
-// Retry says how often a failed action runs again.
+// Retry says how often a failed action runs again and how long it waits
+// in between. Two spellings are read: the DataWorkflows spec's
+// (baseDelayMs, backoffFactor, jitter) and Workflow++'s own (backoff,
+// initialDelayMs).
 type Retry struct {
-	MaxAttempts    int    `json:"maxAttempts"` // attempts in all, the first included
-	Backoff        string `json:"backoff"`     // fixed, linear, immediate or exponential (the default)
-	InitialDelayMs int64  `json:"initialDelayMs"`
-	MaxDelayMs     int64  `json:"maxDelayMs"`
+	MaxAttempts *int   `json:"maxAttempts"` // attempts in all, the first included; 0 or 1: no retry
+	Backoff     string `json:"backoff"`     // a strategy: see Strategies
+	Type        string `json:"type"`        // the same as Backoff, as the advanced-features design names it
+	// BaseDelayMs and InitialDelayMs are one setting under two names.
+	BaseDelayMs        *int64   `json:"baseDelayMs"`
+	InitialDelayMs     *int64   `json:"initialDelayMs"`
+	MaxDelayMs         int64    `json:"maxDelayMs"`
+	BackoffFactor      float64  `json:"backoffFactor"` // exponential growth per retry (2 when unset)
+	Jitter             *bool    `json:"jitter"`        // true (the default): delays vary by ±10 %
+	RetryOnErrors      []string `json:"retryOnErrors"` // error codes that retry; empty: every error
+	DoNotRetryOn       []string `json:"doNotRetryOn"`
+	RetryOnStatusCodes []int    `json:"retryOnStatusCodes"` // HTTP statuses that retry (429, 500-504 when empty)
+}
+
+// CircuitBreaker configures the circuit breaker a node's jobs go through
+// (model.CircuitPolicy).
+type CircuitBreaker struct {
+	Key                  string  `json:"key"`
+	FailureThreshold     int     `json:"failureThreshold"`
+	FailureRateThreshold float64 `json:"failureRateThreshold"`
+	MinCalls             int     `json:"minCalls"`
+	WindowMs             int64   `json:"windowMs"`
+	TimeoutMs            int64   `json:"timeoutMs"` // how long it stays open before probes
+	HalfOpenMaxCalls     int     `json:"halfOpenMaxCalls"`
+}
+
+// Join says when a node that several edges enter runs (model.JoinPolicy).
+type Join struct {
+	Policy          string `json:"policy"` // all (the default), any, majority or n_of_m
+	N               int    `json:"n"`      // with n_of_m
+	BranchTimeoutMs int64  `json:"branchTimeoutMs"`
+	CancelRemaining bool   `json:"cancelRemaining"`
 }
 
 // Edge leads from its node to TargetNode.
@@ -53,5 +96,19 @@ const (
 	OnFailureContinue = "continue"
 )
 
+// Strategies maps every retry strategy name the format reads to the
+// backoff name of model.Backoffs.
+var Strategies = map[string]string{
+	"exponential": "exponential", "exponential_backoff": "exponential",
+	"fixed": "fixed", "fixed_delay": "fixed",
+	"linear": "linear", "linear_backoff": "linear",
+	"immediate": "immediate",
+}
+
 func (e Edge) onSuccess() bool { return e.When == "" || e.When == WhenSuccess || e.When == WhenAlways }
 func (e Edge) onFailure() bool { return e.When == WhenFailure || e.When == WhenAlways }
+
+// failureRoute reports whether OnFailure names a node rather than a mode.
+func (n *Node) failureRoute() bool {
+	return n.OnFailure != "" && n.OnFailure != OnFailureFail && n.OnFailure != OnFailureContinue
+}
