@@ -41,6 +41,7 @@ func (x *instance) dispatch(t *token) {
 	j := &jobRun{
 		inst: x.id, token: t.id, job: t.job, attempt: t.attempt, node: t.node,
 		defKey: x.head.DefinitionKey, vars: x.sharedVars(t), listener: t.listener, priority: x.jobPriority(t),
+		readModel: x.readModel(),
 	}
 	fx := &x.p.effects
 	if (j.listener == nil && x.e.handlers.has(j.node)) || (j.listener != nil && j.listener.Exec && x.e.handlers.get(j.listener.Type) != nil) ||
@@ -89,7 +90,11 @@ func (x *instance) jobDone(c command) {
 		x.listenerDone(t, c.vars)
 		return
 	}
-	x.finishActivity(t, c.vars)
+	result := c.vars
+	if x.readModel() {
+		result = x.recordOutputs(t.node, result)
+	}
+	x.finishActivity(t, result)
 }
 
 // jobFailed retries the job, throws its BPMN error, or raises an incident.
@@ -102,6 +107,7 @@ func (x *instance) jobFailed(c command) {
 	x.unlockExternal(t)
 	var be *BPMNError
 	if errors.As(c.err, &be) {
+		x.recordFailure(t, be.Code, be.Message)
 		x.throwError(t, n, be.Code, be.Message)
 		return
 	}
@@ -124,6 +130,7 @@ func (x *instance) jobFailed(c command) {
 		x.armTimer(sub)
 		return
 	}
+	x.recordFailure(t, errorCode(c.err), msg)
 	if b := catchAllErrorBoundary(n); b != nil {
 		x.emit(EventErrorThrown, n, t, map[string]any{"error": msg, "boundary": b.ID})
 		holder := x.activityToken(t)

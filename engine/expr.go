@@ -73,7 +73,11 @@ func (x *instance) condition(t *token, text string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return x.e.eval.EvalBool(x.ctx, prog, x.evalVars(t))
+	vars := x.evalVars(t)
+	if x.readModel() {
+		vars = readModelScope(vars)
+	}
+	return x.e.eval.EvalBool(x.ctx, prog, vars)
 }
 
 // eval evaluates an expression (=FEEL, ${JUEL} or JavaScript).

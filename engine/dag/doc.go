@@ -50,6 +50,34 @@
 // returned as a model.Problems: schema violations name the JSON pointer, the
 // node id they are inside and what to do; the rest name the node.
 //
+// # Templates and the read model
+//
+// A parameter string with "{{" is a template of the spec's (§5, Scriban in
+// the spec): each {{ expression }} is JavaScript, run by the engine's
+// evaluator, so paths, indexing, .length and ?? work:
+// "Found {{ context.data['fetch'].items.length }} items",
+// "{{ context.data['get'].errorNode ?? 'unknown' }}". A string that is
+// exactly one placeholder keeps the value's type; otherwise values are
+// written into the text (null as nothing, objects and lists as JSON). Other
+// strings keep the engine's ${...} templates; the two do not mix in one
+// string. Templates are compiled when the DAG is read (a syntax error is a
+// problem naming the node and the parameter) and rendered by the engine for
+// every attempt, before the handler runs or when an external worker fetches
+// the job. They are strict: an undefined value or a TypeError is an error
+// naming the parameter, the node and the template, which fails the job for
+// good (its failure route, else fail-fast or an incident).
+//
+// Templates and edge conditions see the read model of the spec's §8:
+// trigger (the variables the instance started with), context.data[nodeId]
+// (a finished node's outputs; for a node that failed for good {error,
+// errorCode, errorNode, failedNodeId, attempt}) and vars (the variables),
+// besides every variable by its name. The engine keeps trigger and context
+// as variables of a DAG instance, so they are stored and restored with the
+// rest and need nothing of their own: set at the start, context rewritten
+// when a job of a node completes or fails for good (engine/readmodel.go);
+// vars is bound when an expression runs. A node's outputs are merged into
+// the variables as well, except outputs named trigger or context.
+//
 // # Rules
 //
 // On top of the schema: node ids are unique; startNode, every targetNode,
@@ -65,7 +93,7 @@
 // a readable derived id and Node.Attrs["generated"] = "true".
 //
 //   - A node becomes a service task: Job.Type = actionType, Job.Parameters =
-//     parameters (as decoded, templates untouched), Job.Timeout = timeoutMs,
+//     parameters (as decoded, templates unrendered), Job.Timeout = timeoutMs,
 //     Attrs["actionType"]. retry becomes the RetryPolicy (maxAttempts counts
 //     the first attempt: 1 means no retry); without retry the engine's
 //     defaults apply (model.RetriesDefault).

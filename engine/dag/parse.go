@@ -267,6 +267,9 @@ func check(wf *Workflow) model.Problems {
 			probs.Add(n.ID, "policies.fallback %q is not a node: name one of the nodes", f)
 		}
 		probs = append(probs, checkNode(n)...)
+		for _, msg := range checkTemplates(n) {
+			probs.Add(n.ID, "%s", msg)
+		}
 	}
 	if len(probs) > 0 {
 		return probs

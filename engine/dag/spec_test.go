@@ -231,6 +231,18 @@ func TestParseRejectsSpecFields(t *testing.T) {
 			message: []string{"/nodes/0/policies", "bulkhead", "fix its spelling"},
 		},
 		{
+			name:    "template that does not compile",
+			doc:     `{"id":"w","startNode":"a","nodes":[{"id":"a","actionType":"x","parameters":{"m":{"text":"hi {{ trigger. }}"}}}]}`,
+			element: "a",
+			message: []string{`parameter "m.text": {{ trigger. }}`},
+		},
+		{
+			name:    "template not closed",
+			doc:     `{"id":"w","startNode":"a","nodes":[{"id":"a","actionType":"x","parameters":{"list":["{{ '}}' "]}}]}`,
+			element: "a",
+			message: []string{`parameter "list[0]"`, "not closed"},
+		},
+		{
 			name:    "unknown failure mode",
 			doc:     `{"id":"w","startNode":"a","failureMode":"ignore","nodes":[{"id":"a","actionType":"x"}]}`,
 			element: "w",
