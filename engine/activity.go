@@ -145,6 +145,10 @@ func (x *instance) jobFailed(c command) {
 	if t.outer != 0 && x.innerFailed(t, msg) {
 		return // the multi-instance activity's error policy goes on without it
 	}
+	if x.failsFast() {
+		x.failFast(t, errorCode(c.err), msg)
+		return
+	}
 	inc := x.incidentAt(t, "job", fmt.Sprintf("%s failed after %d attempt(s): %s", jobType(n), t.attempt, msg), phaseJob)
 	dl := DeadLetter{
 		ID: inc.ID, InstanceID: x.id, Definition: x.head.DefinitionKey, ElementID: n.ID, IncidentID: inc.ID, JobType: jobType(n),

@@ -3,10 +3,12 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -224,4 +226,59 @@ func TestDAGConditionsSeeReadModel(t *testing.T) {
 		got = append(got, p["message"])
 	}
 	require.ElementsMatch(t, []any{"trigger", "data", "vars"}, got)
+}
+
+// failFastDAG forks to a branch that fails for good and one that waits for
+// an external worker; both lead to a join.
+const failFastDAG = `{"id":"fork","startNode":"a",%s"nodes":[
+	{"id":"a","actionType":"ok","edges":[{"targetNode":"b"},{"targetNode":"c"}]},
+	{"id":"b","actionType":"broken","edges":[{"targetNode":"d"}]},
+	{"id":"c","actionType":"ext.slow","edges":[{"targetNode":"d"}]},
+	{"id":"d","actionType":"ok"}]}`
+
+func deployFailFast(h *harness, mode string) {
+	h.t.Helper()
+	h.e.RegisterHandler("ok", handlerFunc(func(context.Context, *engine.Job) (map[string]any, error) { return nil, nil }))
+	h.e.RegisterHandler("broken", handlerFunc(func(context.Context, *engine.Job) (map[string]any, error) {
+		return nil, engine.Permanent(errors.New("the disk is full"))
+	}))
+	h.deploySource([]byte(fmt.Sprintf(failFastDAG, mode)))
+}
+
+// TestDAGFailFast: a failure nothing handles cancels the other branches and
+// ends the instance failed, with the error and the element in the event.
+func TestDAGFailFast(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	deployFailFast(h, "")
+	inst := h.start("fork", nil)
+	snap := h.requireStatus(inst.ID, engine.StatusFailed)
+	require.Empty(t, snap.Incidents)
+
+	failed := h.eventsOf(inst.ID, engine.EventInstanceFailed, "")
+	require.Len(t, failed, 1)
+	require.Equal(t, "b", failed[0].Detail["elementId"])
+	require.Contains(t, failed[0].Detail["message"], "the disk is full")
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementTerminated, "c"), "the sibling branch is cancelled")
+	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "d"))
+	jobs, err := h.e.FetchAndLock(h.ctx, "ext.slow", "w", 10, time.Minute)
+	require.NoError(t, err)
+	require.Empty(t, jobs, "the cancelled branch's job is withdrawn")
+}
+
+// TestDAGFailureModeIncident: failureMode incident keeps the instance
+// running with an incident, the other branch still waiting.
+func TestDAGFailureModeIncident(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	deployFailFast(h, `"failureMode":"incident",`)
+	inst := h.start("fork", nil)
+	h.requireStatus(inst.ID, engine.StatusIncident)
+	incs := h.openIncidents(inst.ID)
+	require.Len(t, incs, 1)
+	require.Equal(t, "b", incs[0].ElementID)
+	jobs, err := h.e.FetchAndLock(h.ctx, "ext.slow", "w", 10, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	require.Equal(t, "c", jobs[0].ElementID)
 }
