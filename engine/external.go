@@ -21,6 +21,9 @@ type ExternalJob struct {
 	Headers     map[string]string `json:"headers,omitempty"`
 	Worker      string            `json:"worker"`
 	LockedUntil time.Time         `json:"lockedUntil"`
+
+	// Parameters are the task's parameters, rendered for this attempt.
+	Parameters map[string]any `json:"parameters,omitempty"`
 }
 
 // externalJobs holds the jobs that wait for external workers, in arrival
@@ -76,16 +79,44 @@ func (x *externalJobs) remove(k string) {
 }
 
 // FetchAndLock gives a worker up to max jobs of a type that nobody holds,
-// locked for lock; a lock that runs out frees the job for others.
-func (e *Engine) FetchAndLock(_ context.Context, typ, worker string, max int, lock time.Duration) ([]ExternalJob, error) {
+// locked for lock; a lock that runs out frees the job for others. Each job
+// comes with its task's parameters rendered; a job whose parameters do not
+// render fails (as its handler would) instead of being handed out.
+func (e *Engine) FetchAndLock(ctx context.Context, typ, worker string, max int, lock time.Duration) ([]ExternalJob, error) {
 	if typ == "" || worker == "" || max < 1 || lock <= 0 {
 		return nil, fmt.Errorf("fetch and lock needs a type, a worker name, max ≥ 1 and a positive lock duration: %w", ErrInvalidInput)
 	}
-	now := e.clock.Now()
-	x := e.external
+	var out []ExternalJob
+	for _, job := range e.external.lock(typ, worker, max, e.clock.Now(), lock) {
+		r := job.run
+		if r.listener == nil { // a listener's job has no parameters of its own
+			params, err := e.jobParameters(ctx, r)
+			if err != nil {
+				// Still locked: if the failure does not get through, the lock
+				// runs out and the next fetch tries again.
+				if _, ferr := e.call(ctx, command{kind: cmdJobFailed, inst: r.inst, token: r.token, job: r.job, err: err}); ferr != nil {
+					e.cfg.Logger.Error("failing an external job whose parameters do not render", "instance_id", r.inst, "element_id", r.node.ID, "err", ferr)
+				}
+				continue
+			}
+			job.Parameters = params
+		}
+		out = append(out, job.ExternalJob)
+	}
+	return out, nil
+}
+
+// lockedJob is a job lock handed out, with its run.
+type lockedJob struct {
+	ExternalJob
+	run *jobRun
+}
+
+// lock locks up to max open jobs of a type for worker, for lock from now.
+func (x *externalJobs) lock(typ, worker string, max int, now time.Time, lock time.Duration) []lockedJob {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	var out []ExternalJob
+	var out []lockedJob
 	for _, en := range x.byType[typ] {
 		if len(out) == max {
 			break
@@ -99,12 +130,12 @@ func (e *Engine) FetchAndLock(_ context.Context, typ, worker string, max int, lo
 		if r.listener != nil {
 			headers = r.listener.headers()
 		}
-		out = append(out, ExternalJob{
+		out = append(out, lockedJob{run: r, ExternalJob: ExternalJob{
 			Key: en.key, InstanceID: r.inst, ElementID: r.node.ID, Type: typ,
 			Attempt: r.attempt, Variables: r.vars, Headers: headers, Worker: worker, LockedUntil: en.until,
-		})
+		}})
 	}
-	return out, nil
+	return out
 }
 
 // lockedBy checks that worker holds the job's lock and returns its run.

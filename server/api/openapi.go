@@ -184,7 +184,7 @@ func apiSchemas() map[string]any {
 		"FetchAndLock": obj(map[string]any{"type": str, "worker": str, "max": num, "lockMs": num}, "type", "worker", "lockMs"),
 		"Job": obj(map[string]any{
 			"key": str, "instanceId": str, "elementId": str, "type": str, "attempt": num, "variables": anyOb,
-			"headers": anyOb, "worker": str, "lockedUntil": tim,
+			"headers": anyOb, "worker": str, "lockedUntil": tim, "parameters": anyOb,
 		}),
 		"JobPage":     pageOf("Job"),
 		"JobComplete": obj(map[string]any{"worker": str, "variables": anyOb}, "worker"),
