@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/store/memstore"
 )
 
 // calls records the rendered parameters each handler of a job type got.
@@ -281,4 +282,57 @@ func TestDAGFailureModeIncident(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, jobs, 1)
 	require.Equal(t, "c", jobs[0].ElementID)
+}
+
+// TestDAGReadModelSurvivesRestart: trigger and context.data are stored with
+// the instance: a node that runs after a restart renders what a node before
+// it gave back.
+func TestDAGReadModelSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	st := memstore.New()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	first := engineOn(t, st)
+	first.RegisterHandler("give", handlerFunc(func(context.Context, *engine.Job) (map[string]any, error) {
+		return map[string]any{"items": []any{"x", "y", "z"}}, nil
+	}))
+	_, _, err := first.Deploy(ctx, engine.DeployRequest{Source: []byte(`{"id":"restart","startNode":"a","nodes":[
+		{"id":"a","actionType":"give","edges":[{"targetNode":"b"}]},
+		{"id":"b","actionType":"ext.wait","edges":[{"targetNode":"c"}]},
+		{"id":"c","actionType":"rec","parameters":{"text":"{{ trigger.channelId }}: {{ context.data['a'].items.length }}"}}]}`)})
+	require.NoError(t, err)
+	inst, _, err := first.Start(ctx, engine.StartRequest{Definition: "restart", Variables: map[string]any{"channelId": "C9"}})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		jobs, err := first.FetchAndLock(ctx, "ext.wait", "w", 1, time.Millisecond) // a short lock: the next engine fetches it again
+		return err == nil && len(jobs) == 1
+	}, 10*time.Second, 5*time.Millisecond)
+	first.Close()
+
+	second := engineOn(t, st)
+	got := make(chan any, 1)
+	second.RegisterHandler("rec", handlerFunc(func(_ context.Context, j *engine.Job) (map[string]any, error) {
+		got <- j.Parameters["text"]
+		return nil, nil
+	}))
+	var job engine.ExternalJob
+	require.Eventually(t, func() bool {
+		jobs, err := second.FetchAndLock(ctx, "ext.wait", "w", 1, time.Minute)
+		if err != nil || len(jobs) != 1 {
+			return false
+		}
+		job = jobs[0]
+		return true
+	}, 10*time.Second, 5*time.Millisecond)
+	require.NoError(t, second.CompleteJob(ctx, job.Key, "w", nil))
+	select {
+	case text := <-got:
+		require.Equal(t, "C9: 3", text)
+	case <-ctx.Done():
+		t.Fatal("c never ran")
+	}
+	require.Eventually(t, func() bool {
+		snap, err := second.Instance(ctx, inst.ID)
+		return err == nil && snap.Status == engine.StatusCompleted
+	}, 10*time.Second, 5*time.Millisecond)
 }
