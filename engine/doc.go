@@ -22,5 +22,8 @@
 //   - Time comes from the Clock in Config; nothing reads time.Now directly.
 //   - Failed work is retried by the activity's RetryPolicy; when retries run
 //     out the token gets an incident (and the job a dead letter), unless the
-//     activity has a catch-all error boundary event, which then takes the token.
+//     activity has a catch-all error boundary event, which then takes the token,
+//     or the process fails fast (Limits.OnFailure fail, a JSON DAG's default):
+//     the instance's other branches are cancelled and it ends failed
+//     (failfast.go).
 package engine

@@ -25,7 +25,7 @@ type Job struct {
 	// Variables are the instance's variables with the activity's inputs on
 	// top. Read only: the map may be shared with the engine; copy it to change it.
 	Variables  map[string]any
-	Parameters map[string]any // the task's parameters with ${...} templates filled in
+	Parameters map[string]any // the task's parameters rendered: ${...} templates, and in a JSON DAG {{ }} ones
 	Headers    map[string]string
 }
 
