@@ -124,6 +124,19 @@ func TestDataWorkflowsBranching(t *testing.T) {
 			c.of("slack.post-message"))
 	})
 
+	t.Run("no item", func(t *testing.T) {
+		t.Parallel()
+		h := setup(t)
+		c := stubConnectors(h, []any{}, nil)
+		inst := h.start(h.deploySeed("dataworkflows-15.2.json"), trigger)
+		h.requireStatus(inst.ID, engine.StatusCompleted) // both conditions throw: neither edge is taken (spec §6)
+		require.Empty(t, c.of("confluence.create-page"))
+		require.Empty(t, c.of("slack.post-message"))
+		failed := h.eventsOf(inst.ID, engine.EventConditionFailed, "get-project-item__split")
+		require.Len(t, failed, 2)
+		require.Contains(t, failed[0].Detail["error"], "TypeError")
+	})
+
 	t.Run("failure", func(t *testing.T) {
 		t.Parallel()
 		h := setup(t)

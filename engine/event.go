@@ -47,6 +47,7 @@ const (
 	EventIncidentResolved     EventType = "incident.resolved"
 	EventErrorThrown          EventType = "error.thrown"
 	EventConditionMet         EventType = "condition.met"     // a conditional event's condition became true
+	EventConditionFailed      EventType = "condition.failed"  // a JSON DAG edge condition threw: it counts as false
 	EventTriggerAwaited       EventType = "trigger.awaited"   // a catch with no message or signal name waits for Engine.Trigger
 	EventTriggered            EventType = "triggered"         // Engine.Trigger moved a catch by its element id
 	EventEscalationThrown     EventType = "escalation.thrown" // caught or not: an uncaught escalation is no error

@@ -73,11 +73,10 @@ func (x *instance) condition(t *token, text string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	vars := x.evalVars(t)
 	if x.readModel() {
-		vars = readModelScope(vars)
+		return x.readModelCondition(t, prog, text)
 	}
-	return x.e.eval.EvalBool(x.ctx, prog, vars)
+	return x.e.eval.EvalBool(x.ctx, prog, x.evalVars(t))
 }
 
 // eval evaluates an expression (=FEEL, ${JUEL} or JavaScript).

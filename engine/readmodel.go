@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	"github.com/workflowpp/wfpp/engine/model"
+	"github.com/workflowpp/wfpp/engine/script"
 )
 
 // The read model of a JSON DAG instance (the DataWorkflows spec's §8): its
@@ -14,6 +15,9 @@ import (
 //     node that failed for good, {error, errorCode, errorNode, failedNodeId,
 //     attempt};
 //   - vars: the variables.
+//
+// An edge condition that throws is not satisfied (the spec's §6), with a
+// condition.failed event saying why, where other formats raise an incident.
 //
 // trigger and context are kept as variables of the instance, so they are
 // stored, restored, shown and copied to a caller like every variable, and
@@ -47,6 +51,19 @@ func readModelScope(vars map[string]any) map[string]any {
 	maps.Copy(m, vars)
 	m[varsName] = vars
 	return m
+}
+
+// readModelCondition evaluates a DAG edge condition over the read model. A
+// condition that throws (reads a member of undefined, say) is not
+// satisfied, as the DataWorkflows spec says (§6); a condition.failed event
+// records why.
+func (x *instance) readModelCondition(t *token, prog *script.Program, text string) (bool, error) {
+	ok, err := x.e.eval.EvalBool(x.ctx, prog, readModelScope(x.evalVars(t)))
+	if err != nil && x.ctx.Err() == nil {
+		x.emit(EventConditionFailed, t.node, t, map[string]any{"condition": text, "error": err.Error()})
+		return false, nil
+	}
+	return ok, err
 }
 
 // recordOutputs puts a DAG node's outputs in context.data and returns the
