@@ -71,7 +71,9 @@
 // trigger (the variables the instance started with), context.data[nodeId]
 // (a finished node's outputs; for a node that failed for good {error,
 // errorCode, errorNode, failedNodeId, attempt}) and vars (the variables),
-// besides every variable by its name. The engine keeps trigger and context
+// besides every variable by its name. A condition that throws (reads a
+// member of undefined, say) is not satisfied, as the spec says (§6); the
+// engine records a condition.failed event. The engine keeps trigger and context
 // as variables of a DAG instance, so they are stored and restored with the
 // rest and need nothing of their own: set at the start, context rewritten
 // when a job of a node completes or fails for good (engine/readmodel.go);
