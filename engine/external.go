@@ -86,37 +86,14 @@ func (e *Engine) FetchAndLock(ctx context.Context, typ, worker string, max int, 
 	if typ == "" || worker == "" || max < 1 || lock <= 0 {
 		return nil, fmt.Errorf("fetch and lock needs a type, a worker name, max ≥ 1 and a positive lock duration: %w", ErrInvalidInput)
 	}
-	var out []ExternalJob
-	for _, job := range e.external.lock(typ, worker, max, e.clock.Now(), lock) {
-		r := job.run
-		if r.listener == nil { // a listener's job has no parameters of its own
-			params, err := e.jobParameters(ctx, r)
-			if err != nil {
-				// Still locked: if the failure does not get through, the lock
-				// runs out and the next fetch tries again.
-				if _, ferr := e.call(ctx, command{kind: cmdJobFailed, inst: r.inst, token: r.token, job: r.job, err: err}); ferr != nil {
-					e.cfg.Logger.Error("failing an external job whose parameters do not render", "instance_id", r.inst, "element_id", r.node.ID, "err", ferr)
-				}
-				continue
-			}
-			job.Parameters = params
-		}
-		out = append(out, job.ExternalJob)
-	}
-	return out, nil
+	now := e.clock.Now()
+	return e.withParameters(ctx, e.external.fetch(typ, worker, max, now, lock), worker, now), nil
 }
 
-// lockedJob is a job lock handed out, with its run.
-type lockedJob struct {
-	ExternalJob
-	run *jobRun
-}
-
-// lock locks up to max open jobs of a type for worker, for lock from now.
-func (x *externalJobs) lock(typ, worker string, max int, now time.Time, lock time.Duration) []lockedJob {
+func (x *externalJobs) fetch(typ, worker string, max int, now time.Time, lock time.Duration) []ExternalJob {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	var out []lockedJob
+	var out []ExternalJob
 	for _, en := range x.byType[typ] {
 		if len(out) == max {
 			break
@@ -130,12 +107,38 @@ func (x *externalJobs) lock(typ, worker string, max int, now time.Time, lock tim
 		if r.listener != nil {
 			headers = r.listener.headers()
 		}
-		out = append(out, lockedJob{run: r, ExternalJob: ExternalJob{
+		out = append(out, ExternalJob{
 			Key: en.key, InstanceID: r.inst, ElementID: r.node.ID, Type: typ,
 			Attempt: r.attempt, Variables: r.vars, Headers: headers, Worker: worker, LockedUntil: en.until,
-		}})
+		})
 	}
 	return out
+}
+
+// withParameters renders the parameters of the jobs worker just locked,
+// outside the lock of the job list. A job whose parameters do not render
+// fails and is left out; it stays locked, so should the failure not get
+// through, the lock runs out and the next fetch tries again.
+func (e *Engine) withParameters(ctx context.Context, jobs []ExternalJob, worker string, now time.Time) []ExternalJob {
+	kept := jobs[:0]
+	for _, job := range jobs {
+		r, err := e.external.lockedBy(job.Key, worker, now)
+		switch {
+		case err != nil: // completed or withdrawn since
+			continue
+		case r.listener != nil: // a listener's job has no parameters of its own
+			kept = append(kept, job)
+			continue
+		}
+		if job.Parameters, err = e.jobParameters(ctx, r); err != nil {
+			if _, ferr := e.call(ctx, command{kind: cmdJobFailed, inst: r.inst, token: r.token, job: r.job, err: err}); ferr != nil {
+				e.cfg.Logger.Error("failing an external job whose parameters do not render", "instance_id", r.inst, "element_id", r.node.ID, "err", ferr)
+			}
+			continue
+		}
+		kept = append(kept, job)
+	}
+	return kept
 }
 
 // lockedBy checks that worker holds the job's lock and returns its run.
