@@ -349,3 +349,21 @@ func TestDAGReadModelSurvivesRestart(t *testing.T) {
 		return err == nil && snap.Status == engine.StatusCompleted
 	}, 10*time.Second, 5*time.Millisecond)
 }
+
+// TestDAGFailFastOnUncaughtError: a BPMN error nothing catches fails the
+// instance too.
+func TestDAGFailFastOnUncaughtError(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.e.RegisterHandler("refuse", handlerFunc(func(context.Context, *engine.Job) (map[string]any, error) {
+		return nil, engine.ThrowError("NOT_ALLOWED", "the board is archived")
+	}))
+	h.deploySource([]byte(`{"id":"thrower","startNode":"a","nodes":[{"id":"a","actionType":"refuse"}]}`))
+	inst := h.start("thrower", nil)
+	h.requireStatus(inst.ID, engine.StatusFailed)
+	failed := h.eventsOf(inst.ID, engine.EventInstanceFailed, "")
+	require.Len(t, failed, 1)
+	require.Equal(t, "NOT_ALLOWED", failed[0].Detail["error"])
+	require.Equal(t, "the board is archived", failed[0].Detail["message"])
+	require.Equal(t, "a", failed[0].Detail["elementId"])
+}

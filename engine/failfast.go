@@ -9,8 +9,9 @@ func (x *instance) failsFast() bool {
 	return x.proc != nil && x.proc.Limits.OnFailure == model.FailureFail
 }
 
-// failFast ends the instance failed because the job of token t failed for
-// good and nothing handles it: every other branch is cancelled (their
+// failFast ends the instance failed because the work of token t failed for
+// good (its job, or a BPMN error it threw) and nothing handles it: every
+// other branch is cancelled (their
 // tasks closed, timers stopped, external jobs withdrawn; a handler still
 // running finds its token gone and its result is dropped), and the
 // instance.failed event carries the error and the element. A call activity

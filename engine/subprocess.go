@@ -98,7 +98,8 @@ func (x *instance) clearScope(id uint64) {
 
 // throwError throws a BPMN error from token t at node n: the nearest error
 // boundary event that catches the code takes over, interrupting everything
-// between; when none does, the token gets an incident.
+// between; when none does, the token gets an incident (or the instance
+// fails fast).
 func (x *instance) throwError(t *token, n *model.Node, code, message string) {
 	x.emit(EventErrorThrown, n, t, map[string]any{"code": code, "message": message})
 	// Innermost first: the activity's own boundary events (when an activity
@@ -137,6 +138,10 @@ func (x *instance) throwError(t *token, n *model.Node, code, message string) {
 		}
 	}
 	if x.propagateError(t, n, code, message) {
+		return
+	}
+	if x.failsFast() {
+		x.failFast(t, code, message)
 		return
 	}
 	x.incidentAt(t, "error", fmt.Sprintf("unhandled BPMN error %q thrown by %q: %s; add an error boundary event that catches it", code, n.ID, message), phaseEnter)
