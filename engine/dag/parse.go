@@ -198,7 +198,7 @@ func task(n *Node) *model.Node {
 
 func retryPolicy(r *Retry) model.RetryPolicy {
 	p := model.RetryPolicy{
-		Backoff:       model.Backoffs[Strategies[cmp.Or(r.Backoff, r.Type)]],
+		Backoff:       model.Backoffs[strategies[cmp.Or(r.Backoff, r.Type)]],
 		MaxDelay:      millis(r.MaxDelayMs),
 		Factor:        r.BackoffFactor,
 		RetryOn:       r.RetryOnErrors,
@@ -330,7 +330,7 @@ func checkNode(n *Node) model.Problems {
 		if r.BaseDelayMs != nil && r.InitialDelayMs != nil {
 			probs.Add(n.ID, "policies.retry: baseDelayMs and initialDelayMs are the same setting: keep one")
 		}
-		if r.Backoff != "" && r.Type != "" && Strategies[r.Backoff] != Strategies[r.Type] {
+		if r.Backoff != "" && r.Type != "" && strategies[r.Backoff] != strategies[r.Type] {
 			probs.Add(n.ID, "policies.retry: backoff %q and type %q disagree: keep one", r.Backoff, r.Type)
 		}
 	}

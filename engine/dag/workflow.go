@@ -46,7 +46,7 @@ type Policies struct {
 // initialDelayMs).
 type Retry struct {
 	MaxAttempts *int   `json:"maxAttempts"` // attempts in all, the first included; 0 or 1: no retry
-	Backoff     string `json:"backoff"`     // a strategy: see Strategies
+	Backoff     string `json:"backoff"`     // a strategy: see strategies
 	Type        string `json:"type"`        // the same as Backoff, as the advanced-features design names it
 	// BaseDelayMs and InitialDelayMs are one setting under two names.
 	BaseDelayMs        *int64   `json:"baseDelayMs"`
@@ -96,9 +96,9 @@ const (
 	OnFailureContinue = "continue"
 )
 
-// Strategies maps every retry strategy name the format reads to the
+// strategies maps every retry strategy name the format reads to the
 // backoff name of model.Backoffs.
-var Strategies = map[string]string{
+var strategies = map[string]string{
 	"exponential": "exponential", "exponential_backoff": "exponential",
 	"fixed": "fixed", "fixed_delay": "fixed",
 	"linear": "linear", "linear_backoff": "linear",
