@@ -73,12 +73,14 @@
 // errorCode, errorNode, failedNodeId, attempt}) and vars (the variables),
 // besides every variable by its name. A condition that throws (reads a
 // member of undefined, say) is not satisfied, as the spec says (§6); the
-// engine records a condition.failed event. The engine keeps trigger and context
-// as variables of a DAG instance, so they are stored and restored with the
-// rest and need nothing of their own: set at the start, context rewritten
-// when a job of a node completes or fails for good (engine/readmodel.go);
-// vars is bound when an expression runs. A node's outputs are merged into
-// the variables as well, except outputs named trigger or context.
+// engine records a condition.failed event.
+//
+// The engine keeps trigger and context as variables of a DAG instance, so
+// they are stored and restored with the rest and need nothing of their
+// own: set at the start, context rewritten when a job of a node completes
+// or fails for good (engine/readmodel.go); vars is bound when an
+// expression runs. A node's outputs are merged into the variables as well,
+// except outputs named trigger or context.
 //
 // # Rules
 //
