@@ -367,3 +367,22 @@ func TestDAGFailFastOnUncaughtError(t *testing.T) {
 	require.Equal(t, "the board is archived", failed[0].Detail["message"])
 	require.Equal(t, "a", failed[0].Detail["elementId"])
 }
+
+// TestDAGTemplateErrorTakesFailureRoute: a parameter that does not render
+// fails the job for good, through the node's failure route, which learns
+// the error.
+func TestDAGTemplateErrorTakesFailureRoute(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	c := stubConnectors(h, nil, nil)
+	h.deploySource([]byte(`{"id":"route","startNode":"post","nodes":[
+		{"id":"post","actionType":"confluence.create-page","parameters":{"title":"{{ trigger.title }}"},"onFailure":"report"},
+		{"id":"report","actionType":"slack.post-message","parameters":{"message":"{{ context.data['post'].error }}"}}]}`))
+	inst := h.start("route", nil)
+	h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Empty(t, c.of("confluence.create-page"))
+	sent := c.of("slack.post-message")
+	require.Len(t, sent, 1)
+	require.Contains(t, sent[0]["message"], `parameter "title" of "post": {{ trigger.title }} is undefined`)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventJobCreated, "post"), "not retried: it would fail the same way")
+}
