@@ -93,17 +93,12 @@ func (c *converter) split(sc *scope, stepID, from string, branches []model.Branc
 		return back
 	}
 	exit := c.b.Split(sc.s, from, branches)
-	for _, n := range sc.s.Nodes {
-		if n.ID != exit || n.DefaultID == "" {
-			continue
-		}
-		for _, f := range sc.s.Flows {
-			if f.ID == n.DefaultID {
-				end := f.TargetID
-				f.TargetID = back
-				sc.s.Nodes = slices.DeleteFunc(sc.s.Nodes, func(n *model.Node) bool { return n.ID == end })
-			}
-		}
+	i := slices.IndexFunc(sc.s.Nodes, func(n *model.Node) bool { return n.ID == exit })
+	if def := sc.s.Nodes[i].DefaultID; def != "" {
+		f := sc.s.Flows[slices.IndexFunc(sc.s.Flows, func(f *model.Flow) bool { return f.ID == def })]
+		end := f.TargetID
+		f.TargetID = back
+		sc.s.Nodes = slices.DeleteFunc(sc.s.Nodes, func(n *model.Node) bool { return n.ID == end })
 	}
 	return exit
 }
