@@ -141,7 +141,7 @@ edges:
 		"a -> b",
 		"a__onFail -> c", // messageType Fail
 		"c -> c__end",
-		"b -> d__join", // messageType All: on completion
+		"b -> d__join",         // messageType All: on completion
 		"b__onFail -> d__join", // and on failure
 		"d__join -> d",
 		"d -> d__end",
@@ -241,7 +241,7 @@ edges:
 	require.Equal(t, &model.JoinPolicy{Policy: model.JoinNOfM, N: 2, BranchTimeout: 5 * time.Second, CancelRemaining: true}, p.Node("meet__join").JoinPolicy)
 	require.Nil(t, p.Node("later__join").JoinPolicy, "only the nearest join where every branch meets")
 
-	any := parse(t, `
+	anyOne := parse(t, `
 graphId: g
 nodes:
   - {nodeId: fork, type: Parallel, configuration: {joinPolicy: Any}}
@@ -254,7 +254,7 @@ edges:
   - {sourceNodeId: x, targetNodeId: meet}
   - {sourceNodeId: y, targetNodeId: meet}
 `)
-	require.Equal(t, &model.JoinPolicy{Policy: model.JoinAny}, any.Node("meet__join").JoinPolicy)
+	require.Equal(t, &model.JoinPolicy{Policy: model.JoinAny}, anyOne.Node("meet__join").JoinPolicy)
 }
 
 func TestParseLoopLimits(t *testing.T) {
@@ -385,7 +385,9 @@ edges:
 func TestParseNewFieldsRejects(t *testing.T) {
 	t.Parallel()
 	const head = "graphId: g\nnodes:\n"
-	task := func(id, cfg string) string { return "  - {nodeId: " + id + ", type: Task, configuration: " + cfg + "}\n" }
+	task := func(id, cfg string) string {
+		return "  - {nodeId: " + id + ", type: Task, configuration: " + cfg + "}\n"
+	}
 	two := head + task("a", action) + task("b", action) + "edges:\n  - {sourceNodeId: a, targetNodeId: b, "
 	tests := []struct {
 		name, doc, element, message string
