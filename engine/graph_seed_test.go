@@ -250,3 +250,35 @@ edges:
 		require.EqualValues(t, 10, h.requireStatus(inst.ID, engine.StatusCompleted).Variables["tries"])
 	})
 }
+
+// The document's second example (§4.3) rewritten to run: its compiled C#
+// and PowerShell file nodes as actions that handlers run, its inline
+// scripts in JavaScript; the edge into the Kusto ingestion gives it five
+// retries, and it needs two.
+func TestGraphSeedNodeDefinitionsRun(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"execution-engine-4.3.json", "execution-engine-4.3.yaml"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := setup(t)
+			h.e.RegisterHandler("data-processing", engine.HandlerFunc(func(_ context.Context, job *engine.Job) (map[string]any, error) {
+				return map[string]any{"fileCount": 21, "batchSize": job.Parameters["batchSize"]}, nil
+			}))
+			h.e.RegisterHandler("kusto-ingest", engine.HandlerFunc(func(_ context.Context, job *engine.Job) (map[string]any, error) {
+				if job.Attempt < 3 {
+					return nil, errors.New("throttled")
+				}
+				return map[string]any{"ingestedInto": job.Parameters["database"], "attempts": job.Attempt}, nil
+			}))
+			rec := h.deploySource(seedGraph(t, name))
+			inst := h.start(rec.Key, nil)
+			h.fireAll(10) // the retries' backoff
+			inst = h.requireStatus(inst.ID, engine.StatusCompleted)
+			require.EqualValues(t, 1000, inst.Variables["batchSize"])
+			require.EqualValues(t, 3, inst.Variables["attempts"])
+			require.Equal(t, "EtwLogs", inst.Variables["ingestedInto"])
+			require.EqualValues(t, 42, inst.Variables["doubled"])
+			require.Equal(t, "success", inst.Variables["result"])
+		})
+	}
+}

@@ -465,3 +465,20 @@ func TestParseNewFieldsRejects(t *testing.T) {
 		})
 	}
 }
+
+func TestParseExecutionEngineNodeDefinitions(t *testing.T) {
+	t.Parallel()
+	fromJSON, err := graph.Parse(seed(t, "execution-engine-4.3.json"))
+	require.NoError(t, err)
+	fromYAML, err := graph.Parse(seed(t, "execution-engine-4.3.yaml"))
+	require.NoError(t, err)
+	require.Equal(t, fromJSON, fromYAML)
+	p := fromYAML.Main()
+	ingest := p.Node("ps-script-task-1")
+	require.Equal(t, 5, ingest.Retry.Retries, "edge-1's maxRetries")
+	require.Equal(t, 10*time.Minute, ingest.Job.Timeout, "edge-1's visibilityTimeout")
+	processor := p.Node("compiled-task-1")
+	require.Equal(t, 3, processor.Retry.Retries)
+	require.Equal(t, 5*time.Minute, processor.Job.Timeout)
+	require.Equal(t, "ps-script-task-1", p.Flow("edge-1").TargetID)
+}

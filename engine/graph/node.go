@@ -265,10 +265,10 @@ var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 func (c *converter) forEachConfig(st *step, cfg *ForEachConfig) {
 	st.node.Kind = model.KindExclusiveGateway
 	id := st.g.NodeID
-	switch {
-	case cfg.ItemVariable != "" && cfg.ItemVariableName != "" && cfg.ItemVariable != cfg.ItemVariableName:
+	if cfg.ItemVariable != "" && cfg.ItemVariableName != "" && cfg.ItemVariable != cfg.ItemVariableName {
 		c.probs.Add(id, "configuration.itemVariable %q and itemVariableName %q differ: keep one", cfg.ItemVariable, cfg.ItemVariableName)
-	case cfg.Collection != nil && cfg.CollectionExpression != nil:
+	}
+	if cfg.Collection != nil && cfg.CollectionExpression != nil {
 		c.probs.Add(id, "configuration has both collection and collectionExpression: keep one")
 	}
 	if cfg.Collection == nil {
