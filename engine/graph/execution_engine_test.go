@@ -336,6 +336,21 @@ edges:
 	})
 	require.Nil(t, p.Node("use__end"))
 
+	ordered := parse(t, `
+graphId: g
+nodes:
+  - {nodeId: each, type: ForEach, configuration: {collection: items}}
+  - {nodeId: check, type: IfElse, configuration: {condition: item.ok}}
+  - {nodeId: use, type: Task, configuration: `+action+`}
+  - {nodeId: x, type: Task, configuration: `+action+`}
+edges:
+  - {sourceNodeId: each, targetNodeId: use, type: LoopBody}
+  - {sourceNodeId: use, targetNodeId: check}
+  - {sourceNodeId: check, targetNodeId: x, type: TrueBranch}
+`)
+	require.Subset(t, flows(ordered), []string{"use -> check", "check -> each__advance__join (default)", "x -> each__advance__join"})
+	require.NotNil(t, ordered.Node("each__advance"))
+
 	w := parse(t, `
 graphId: g
 nodes:

@@ -93,12 +93,13 @@ func (c *converter) split(sc *scope, stepID, from string, branches []model.Branc
 		return back
 	}
 	exit := c.b.Split(sc.s, from, branches)
-	i := slices.IndexFunc(sc.s.Nodes, func(n *model.Node) bool { return n.ID == exit })
-	if def := sc.s.Nodes[i].DefaultID; def != "" {
-		f := sc.s.Flows[slices.IndexFunc(sc.s.Flows, func(f *model.Flow) bool { return f.ID == def })]
-		end := f.TargetID
-		f.TargetID = back
-		sc.s.Nodes = slices.DeleteFunc(sc.s.Nodes, func(n *model.Node) bool { return n.ID == end })
+	if slices.ContainsFunc(branches, func(b model.Branch) bool { return b.Condition == "" }) {
+		return exit // one branch is always taken: the split has no default
 	}
+	split := sc.s.Nodes[slices.IndexFunc(sc.s.Nodes, func(n *model.Node) bool { return n.ID == exit })]
+	def := sc.s.Flows[slices.IndexFunc(sc.s.Flows, func(f *model.Flow) bool { return f.ID == split.DefaultID })]
+	end := def.TargetID
+	def.TargetID = back
+	sc.s.Nodes = slices.DeleteFunc(sc.s.Nodes, func(n *model.Node) bool { return n.ID == end })
 	return exit
 }
