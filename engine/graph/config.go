@@ -20,21 +20,45 @@ type TaskConfig struct {
 	Headers        map[string]string `json:"headers"`
 	TimeoutMs      int64             `json:"timeoutMs"`
 	Retry          *RetryConfig      `json:"retry"`
+	CircuitBreaker *CircuitConfig    `json:"circuitBreaker"`
+	FallbackNodeID string            `json:"fallbackNodeId"` // taken while the circuit is open
 }
 
-// RetryConfig says how often a failed Task or Manual step runs again.
+// RetryConfig says how often a failed Task runs again, and how soon.
 type RetryConfig struct {
-	MaxAttempts    int    `json:"maxAttempts"` // attempts in all, the first included
-	Backoff        string `json:"backoff"`     // fixed, linear, immediate or exponential (the default)
-	InitialDelayMs int64  `json:"initialDelayMs"`
-	MaxDelayMs     int64  `json:"maxDelayMs"`
+	MaxAttempts        int      `json:"maxAttempts"` // attempts in all, the first included
+	Backoff            string   `json:"backoff"`     // fixed, linear, immediate or exponential (the default)
+	Strategy           string   `json:"strategy"`    // the same as Backoff
+	InitialDelayMs     int64    `json:"initialDelayMs"`
+	BaseDelayMs        int64    `json:"baseDelayMs"` // the same as InitialDelayMs
+	MaxDelayMs         int64    `json:"maxDelayMs"`
+	BackoffFactor      float64  `json:"backoffFactor"` // exponential growth per retry (2 when 0)
+	Jitter             any      `json:"jitter"`        // true (the default), false, or the share 0..1 randomised
+	RetryOnErrors      []string `json:"retryOnErrors"` // error codes that retry; none: every error
+	DoNotRetryOn       []string `json:"doNotRetryOn"`
+	RetryOnStatusCodes []int    `json:"retryOnStatusCodes"`
 }
 
-// TimerConfig configures a Timer: a Duration (or Delay) to wait, or a Date to wait for.
+// CircuitConfig puts a Task's actions through a circuit breaker (see
+// model.CircuitPolicy; zero values take its defaults).
+type CircuitConfig struct {
+	FailureThreshold     int     `json:"failureThreshold"`
+	FailureRateThreshold float64 `json:"failureRateThreshold"` // 0..1
+	MinCalls             int     `json:"minCalls"`
+	WindowMs             int64   `json:"windowMs"`
+	TimeoutMs            int64   `json:"timeoutMs"` // open this long, then half-open
+	HalfOpenMaxCalls     int     `json:"halfOpenMaxCalls"`
+	Key                  string  `json:"key"` // breakers with one key are one breaker; default: the actionType
+}
+
+// TimerConfig configures a Timer: a Duration (or Delay) to wait, a Date to
+// wait for, or a cron Schedule (see schedule.go).
 type TimerConfig struct {
 	Duration any    `json:"duration"` // ISO-8601 duration, expression, or milliseconds
 	Delay    any    `json:"delay"`    // the same as Duration
 	Date     string `json:"date"`     // ISO-8601 date-time or expression
+	Schedule string `json:"schedule"` // cron, 5 or 6 fields: "0 0 * * *"
+	TimeZone string `json:"timeZone"` // IANA zone of the Schedule; UTC when empty
 }
 
 // ManualConfig configures a Manual step: the inbox task people work.
@@ -79,21 +103,37 @@ type SwitchConfig struct {
 	Expression string `json:"expression"`
 }
 
-// WhileConfig configures a While: LoopBody runs again while Condition holds.
+// WhileConfig configures a While: LoopBody runs again while Condition
+// holds, at most MaxIterations times (0: no limit).
 type WhileConfig struct {
-	Condition string `json:"condition"`
+	Condition     string `json:"condition"`
+	MaxIterations int    `json:"maxIterations"`
 }
 
 // ForEachConfig configures a ForEach: LoopBody runs once per element of
-// Collection, with the element in ItemVariable and its position in IndexVariable.
+// Collection, with the element in ItemVariable and its position in
+// IndexVariable; a collection longer than MaxIterations (0: no limit) is an
+// error. ErrorPolicy says what a failing body Task does (see loop_errors.go).
 type ForEachConfig struct {
-	Collection    any    `json:"collection"` // an expression, or a literal list
-	ItemVariable  string `json:"itemVariable"`
-	IndexVariable string `json:"indexVariable"`
+	Collection           any    `json:"collection"`           // an expression, or a literal list
+	CollectionExpression any    `json:"collectionExpression"` // the same as Collection
+	ItemVariable         string `json:"itemVariable"`
+	ItemVariableName     string `json:"itemVariableName"` // the same as ItemVariable
+	IndexVariable        string `json:"indexVariable"`
+	MaxIterations        int    `json:"maxIterations"`
+	ErrorPolicy          string `json:"errorPolicy"`    // stop (the default), continue or collect
+	ErrorsVariable       string `json:"errorsVariable"` // collect: where the errors go (default errors)
 }
 
-// ParallelConfig configures a Parallel: it has no settings.
-type ParallelConfig struct{}
+// ParallelConfig configures a Parallel: by default the graph goes on where
+// its branches meet once all of them arrive; JoinPolicy says otherwise
+// (see model.JoinPolicy).
+type ParallelConfig struct {
+	JoinPolicy      string `json:"joinPolicy"` // all (the default), any, majority or n_of_m
+	N               int    `json:"n"`          // n_of_m: how many branches
+	BranchTimeoutMs int64  `json:"branchTimeoutMs"`
+	CancelRemaining bool   `json:"cancelRemaining"`
+}
 
 // decodeConfig reads raw into v, rejecting fields v does not have.
 func decodeConfig(raw json.RawMessage, v any) error {

@@ -22,6 +22,8 @@ func Convert(g *Graph) (*model.Definition, error) {
 	c.b = model.NewBuilder(g.GraphID, g.Name)
 	p := c.b.Process()
 	root := c.collect(&p.Scope, g.GraphID, g.StartNodeID, g.Nodes, g.Edges)
+	root.top = true
+	p.Limits = c.limits(g)
 	if len(c.probs) == 0 {
 		c.build(root)
 	}
@@ -59,6 +61,11 @@ type scope struct {
 	byID    map[string]*step
 	edges   []edge
 	subs    []*scope
+	top     bool // the graph itself, not a Subflow's
+
+	returns map[string]string // nodeId -> where a path that ends there goes back to its loop (see loopReturns)
+	plain   string            // where a plain start leaves from: the none start event or its fork
+	timers  []*step           // scheduled Timers a plain start passes as if they had fired
 }
 
 // step is one graph node and the model nodes it became.
@@ -70,15 +77,21 @@ type step struct {
 	out  map[string][]edge // by edge type
 
 	entry string          // where edges into the step go
-	again string          // ForEach: where edges from its body go
-	from  string          // ForEach: where the LoopBody leaves from
+	again string          // ForEach, While with maxIterations: where edges from its body go
+	from  string          // ForEach, While with maxIterations: where the LoopBody leaves from
 	body  map[string]bool // While, ForEach: the nodeIds of its body
+
+	refused  bool   // C# or PowerShell: reported, not converted
+	exit     string // where the step's OnComplete branches leave from (see model.Builder.Split)
+	fallback string // Task: the nodeId its fallback flow leads to
+	queue    *edge  // the edge that set the Task's maxRetries or visibilityTimeout
 }
 
 type edge struct {
 	*Edge
 	index int
 	typ   string
+	attrs map[string]string // sourcePort, targetPort
 }
 
 func (e edge) String() string {
@@ -95,6 +108,9 @@ func (c *converter) collect(s *model.Scope, owner, startID string, nodes []Node,
 	for i := range nodes {
 		n := &nodes[i]
 		typ, ok := canonical(n.Type, nodeTypes)
+		if _, foreign := canonical(n.Type, foreignTypes); foreign {
+			typ, ok = TypeTask, true // refused below; a Task meanwhile, so that its edges are checked
+		}
 		switch {
 		case n.NodeID == "":
 			c.probs.Add(owner, "nodes[%d] has no nodeId: give it one", i)
@@ -105,12 +121,14 @@ func (c *converter) collect(s *model.Scope, owner, startID string, nodes []Node,
 		case !ok:
 			c.probs.Add(n.NodeID, "type %q is not a node type: use one of %s", n.Type, strings.Join(nodeTypes, ", "))
 			continue
+		case n.Name != "" && n.NodeName != "" && n.Name != n.NodeName:
+			c.probs.Add(n.NodeID, "name %q and nodeName %q differ: keep one", n.Name, n.NodeName)
 		}
 		c.ids[n.NodeID] = owner
-		st := &step{g: n, typ: typ, out: map[string][]edge{}, entry: n.NodeID}
+		st := &step{g: n, typ: typ, out: map[string][]edge{}, entry: n.NodeID, refused: c.foreign(n)}
 		st.node = c.b.Add(s, &model.Node{
 			ID:            n.NodeID,
-			Name:          n.Name,
+			Name:          cmp.Or(n.Name, n.NodeName),
 			Documentation: n.Description,
 			Attrs:         map[string]string{"type": typ},
 		})
@@ -119,6 +137,9 @@ func (c *converter) collect(s *model.Scope, owner, startID string, nodes []Node,
 	}
 	// Sub-graphs after this graph's nodes, so that ids are known in order.
 	for _, st := range sc.steps {
+		if st.refused {
+			continue
+		}
 		if sub := c.configure(st); sub != nil {
 			sc.subs = append(sc.subs, sub)
 		}
@@ -128,17 +149,19 @@ func (c *converter) collect(s *model.Scope, owner, startID string, nodes []Node,
 	}
 	for _, st := range sc.steps {
 		c.arity(st)
+		c.portRouting(st)
+		c.fallback(sc, st)
 	}
 	return sc
 }
 
 func (c *converter) edge(sc *scope, e edge) {
-	typ, ok := canonical(cmp.Or(e.Type, OnComplete), edgeTypes)
+	typ, both, ok := c.edgeType(sc, e)
 	if !ok {
-		c.probs.Add(cmp.Or(e.SourceNodeID, sc.owner), "%s: type %q is not an edge type: use one of %s", e, e.Type, strings.Join(edgeTypes, ", "))
 		return
 	}
 	e.typ = typ
+	e.attrs = c.ports(sc, e)
 	src, dst := sc.byID[e.SourceNodeID], sc.byID[e.TargetNodeID]
 	for _, end := range []struct {
 		what, id string
@@ -161,6 +184,10 @@ func (c *converter) edge(sc *scope, e edge) {
 		c.probs.Add(src.g.NodeID, "%s: a %s edge cannot leave a %s: use %s", e, typ, src.typ, strings.Join(edgesFrom[src.typ], " or "))
 		return
 	}
+	if both && !slices.Contains(edgesFrom[src.typ], OnFail) {
+		c.probs.Add(src.g.NodeID, "%s: messageType All is taken on failure too, and a %s does not fail: use Complete", e, src.typ)
+		return
+	}
 	if e.Case != nil && typ != SwitchCase {
 		c.probs.Add(src.g.NodeID, "%s: only SwitchCase edges have a case: remove it", e)
 	}
@@ -180,8 +207,16 @@ func (c *converter) edge(sc *scope, e edge) {
 	if e.EdgeID != "" {
 		c.b.Reserve(e.EdgeID)
 	}
+	c.queueSettings(dst, e)
 	src.out[typ] = append(src.out[typ], e)
 	sc.edges = append(sc.edges, e)
+	if both { // messageType All: the same edge on failure, with a flow id of its own
+		fail := *e.Edge
+		fail.EdgeID = ""
+		f := edge{Edge: &fail, index: e.index, typ: OnFail, attrs: e.attrs}
+		src.out[OnFail] = append(src.out[OnFail], f)
+		sc.edges = append(sc.edges, f)
+	}
 }
 
 // arity checks how many edges of each type a node has.
@@ -220,19 +255,31 @@ func (c *converter) build(sc *scope) {
 	}
 	s := sc.s
 	for _, st := range sc.steps {
-		if st.typ == TypeWhile || st.typ == TypeForEach {
+		switch st.typ {
+		case TypeWhile:
 			st.body = body(sc, st)
-		}
-		if st.typ == TypeForEach {
+			c.while(sc, st)
+		case TypeForEach:
+			st.body = body(sc, st)
 			c.forEach(sc, st)
 		}
 	}
+	sc.returns = loopReturns(sc)
 	c.loops(sc)
 	c.starts(sc)
 	for _, st := range sc.steps {
 		c.leave(sc, st)
 	}
+	for _, st := range sc.timers {
+		c.b.Connect(s, sc.plain, st.exit, "")
+	}
+	c.loopErrors(sc)
 	c.b.InsertJoins(s)
+	for _, st := range sc.steps {
+		if st.typ == TypeParallel {
+			c.joinPolicy(sc, st)
+		}
+	}
 }
 
 // entry is where an edge from source into target goes.
@@ -250,7 +297,8 @@ func (c *converter) branches(sc *scope, edges []edge) []model.Branch {
 			FlowID:    e.EdgeID,
 			Name:      e.Name,
 			Target:    entry(sc.byID[e.TargetNodeID], e.SourceNodeID),
-			Condition: e.Condition,
+			Condition: jsVariables(e.Condition),
+			Attrs:     e.attrs,
 		})
 	}
 	return out
@@ -262,14 +310,33 @@ func (c *converter) flow(sc *scope, e edge, from, condition string) *model.Flow 
 		Name:      e.Name,
 		SourceID:  from,
 		TargetID:  entry(sc.byID[e.TargetNodeID], e.SourceNodeID),
-		Condition: condition,
+		Condition: jsVariables(condition),
+		Attrs:     e.attrs,
 	})
 }
 
 // starts connects a generated start event to the startNodeId, or to every
 // node no edge enters (through a parallel fork when there are several);
-// edges from a loop's body back to the loop do not count.
+// edges from a loop's body back to the loop do not count. A Timer with a
+// schedule that no edge enters is a timer start event of its own (see
+// schedule.go); the plain start goes where it leads, as if it had fired.
 func (c *converter) starts(sc *scope) {
+	entered := map[string]bool{}
+	for _, e := range sc.edges {
+		if !sc.byID[e.TargetNodeID].body[e.SourceNodeID] {
+			entered[e.TargetNodeID] = true
+		}
+	}
+	for _, st := range sc.steps {
+		if st.fallback != "" {
+			entered[st.fallback] = true
+		}
+	}
+	for _, st := range sc.steps {
+		if cfg, ok := st.cfg.(*TimerConfig); ok && cfg.Schedule != "" && !entered[st.g.NodeID] {
+			c.scheduledStart(sc, st)
+		}
+	}
 	var first []*step
 	if sc.startID != "" {
 		st := sc.byID[sc.startID]
@@ -279,12 +346,6 @@ func (c *converter) starts(sc *scope) {
 		}
 		first = append(first, st)
 	} else {
-		entered := map[string]bool{}
-		for _, e := range sc.edges {
-			if !sc.byID[e.TargetNodeID].body[e.SourceNodeID] {
-				entered[e.TargetNodeID] = true
-			}
-		}
 		for _, st := range sc.steps {
 			if !entered[st.g.NodeID] {
 				first = append(first, st)
@@ -296,14 +357,18 @@ func (c *converter) starts(sc *scope) {
 		}
 	}
 	start := c.b.Generate(sc.s, sc.owner+"__start", model.KindStartEvent)
-	from := start.ID
+	sc.plain = start.ID
 	if len(first) > 1 {
 		fork := c.b.Generate(sc.s, sc.owner+"__fork", model.KindParallelGateway)
 		c.b.Connect(sc.s, start.ID, fork.ID, "")
-		from = fork.ID
+		sc.plain = fork.ID
 	}
 	for _, st := range first {
-		c.b.Connect(sc.s, from, st.entry, "")
+		if st.node.Kind == model.KindStartEvent {
+			sc.timers = append(sc.timers, st) // connected once it has left (build)
+			continue
+		}
+		c.b.Connect(sc.s, sc.plain, st.entry, "")
 	}
 }
 
@@ -350,10 +415,13 @@ func (c *converter) leave(sc *scope, st *step) {
 	s, id := sc.s, st.g.NodeID
 	switch st.typ {
 	case TypeTask, TypeManual, TypeSubflow, TypeTimer:
-		c.b.Split(s, id, c.branches(sc, st.out[OnComplete]))
+		st.exit = c.split(sc, id, id, c.branches(sc, st.out[OnComplete]))
 		if fail := st.out[OnFail]; len(fail) > 0 {
 			bound := c.b.AttachErrorBoundary(s, st.node, id+"__onFail")
-			c.b.Split(s, bound.ID, c.branches(sc, fail))
+			c.split(sc, id, bound.ID, c.branches(sc, fail))
+		}
+		if st.fallback != "" {
+			c.b.Fallback(s, id, entry(sc.byID[st.fallback], id))
 		}
 	case TypeParallel:
 		for _, e := range st.out[OnComplete] {
@@ -371,7 +439,12 @@ func (c *converter) leave(sc *scope, st *step) {
 		cfg := st.cfg.(*WhileConfig)
 		body := st.out[LoopBody][0]
 		cond := c.condition(id, "configuration.condition", cfg.Condition, body)
-		c.flow(sc, body, id, cond)
+		if st.from != "" { // counted: through the counter
+			c.b.Connect(s, id, st.from, jsVariables(cond))
+			c.flow(sc, body, st.from, "")
+		} else {
+			c.flow(sc, body, id, cond)
+		}
 		c.otherwise(sc, st, st.out[LoopExit])
 	case TypeForEach:
 		c.flow(sc, st.out[LoopBody][0], st.from, "")
@@ -397,9 +470,12 @@ func (c *converter) condition(id, field, configured string, e edge) string {
 func (c *converter) otherwise(sc *scope, st *step, edges []edge) {
 	id := st.g.NodeID
 	var f *model.Flow
-	if len(edges) > 0 {
+	switch back := sc.returns[id]; {
+	case len(edges) > 0:
 		f = c.flow(sc, edges[0], id, "")
-	} else {
+	case back != "":
+		f = c.b.Connect(sc.s, id, back, "")
+	default:
 		end := c.b.Generate(sc.s, id+"__end", model.KindEndEvent)
 		f = c.b.Connect(sc.s, id, end.ID, "")
 	}
@@ -446,7 +522,7 @@ func caseCondition(expression string, value any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("case %v: %w", value, err)
 	}
-	return "(" + javaScript(expression) + ") === " + string(lit), nil
+	return "(" + jsVariables(javaScript(expression)) + ") === " + string(lit), nil
 }
 
 // javaScript returns the JavaScript inside a ${...} or =expr expression.

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-
-	"github.com/workflowpp/wfpp/engine/model"
 )
 
 // forEach adds the generated script tasks that run a ForEach on plain BPMN:
@@ -14,7 +12,9 @@ import (
 //	edges from the body ──▶ <id>__advance ──▶ <id>            └─(default)──▶ LoopExit
 //
 // init evaluates the collection once and keeps it in the variable
-// __<id>_items; next sets the item variable, advance the index variable.
+// __<id>_items (failing, naming the loop, when it holds more than
+// maxIterations items; errorPolicy collect also empties the errors
+// variable); next sets the item variable, advance the index variable.
 func (c *converter) forEach(sc *scope, st *step) {
 	cfg, id, s := st.cfg.(*ForEachConfig), st.g.NodeID, sc.s
 	items := "__" + jsName.ReplaceAllString(id, "_") + "_items"
@@ -23,24 +23,28 @@ func (c *converter) forEach(sc *scope, st *step) {
 	var coll string
 	switch v := cfg.Collection.(type) {
 	case string:
-		coll = javaScript(v)
+		coll = jsVariables(javaScript(v))
 	default:
 		b, _ := json.Marshal(v)
 		coll = string(b)
 	}
-	script := func(suffix, name, source string) *model.Node {
-		n := c.b.Generate(s, id+suffix, model.KindScriptTask)
-		n.Name = fmt.Sprintf("%s: %s", st.node.Label(), name)
-		n.Script = model.Script{Format: "javascript", Source: source}
-		return n
+	limit := ""
+	if m := cfg.MaxIterations; m > 0 {
+		limit = fmt.Sprintf("\n  if (items.length > %d) throw new Error(%s + items.length + %s);", m,
+			quote(fmt.Sprintf("ForEach %q: the collection has ", id)),
+			quote(fmt.Sprintf(" items, more than maxIterations (%d): raise maxIterations or walk a shorter list", m)))
 	}
-	init := script("__init", "start", fmt.Sprintf(`(function (items) {
+	outputs := fmt.Sprintf("%s: items, %s: 0", quote(items), quote(index))
+	if cfg.ErrorPolicy == errorsCollect {
+		outputs += fmt.Sprintf(", %s: []", quote(cfg.ErrorsVariable))
+	}
+	init := c.script(s, st, "__init", "start", fmt.Sprintf(`(function (items) {
   if (items === undefined || items === null) items = [];
-  if (!Array.isArray(items)) throw new Error(%s);
-  return {%s: items, %s: 0};
-})(%s)`, quote(fmt.Sprintf("ForEach %q: the collection is not a list", id)), quote(items), quote(index), coll))
-	next := script("__next", "next item", fmt.Sprintf(`({%s: %s[%s]})`, quote(item), items, index))
-	advance := script("__advance", "advance", fmt.Sprintf(`({%s: %s + 1})`, quote(index), index))
+  if (!Array.isArray(items)) throw new Error(%s);%s
+  return {%s};
+})(%s)`, quote(fmt.Sprintf("ForEach %q: the collection is not a list", id)), limit, outputs, coll))
+	next := c.script(s, st, "__next", "next item", fmt.Sprintf(`({%s: %s[%s]})`, quote(item), items, index))
+	advance := c.script(s, st, "__advance", "advance", fmt.Sprintf(`({%s: %s + 1})`, quote(index), index))
 
 	c.b.Connect(s, init.ID, id, "")
 	c.b.Connect(s, advance.ID, id, "")
@@ -70,6 +74,9 @@ func body(sc *scope, loop *step) map[string]bool {
 			for _, e := range edges {
 				walk(e.TargetNodeID)
 			}
+		}
+		if to := sc.byID[id].fallback; to != "" {
+			walk(to)
 		}
 	}
 	walk(loop.out[LoopBody][0].TargetNodeID)

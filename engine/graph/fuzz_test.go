@@ -14,6 +14,9 @@ import (
 func FuzzParse(f *testing.F) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.graph.*"))
 	require.NoError(f, err)
+	seeds, err := filepath.Glob(filepath.Join("..", "..", "testdata", "seeds", "execution-engine-*"))
+	require.NoError(f, err)
+	files = append(files, seeds...)
 	for _, name := range files {
 		data, err := os.ReadFile(name)
 		require.NoError(f, err)

@@ -12,6 +12,13 @@ type Graph struct {
 	Nodes            []Node         `json:"nodes"`
 	Edges            []Edge         `json:"edges"`
 	DefaultVariables map[string]any `json:"defaultVariables,omitempty"`
+
+	// Limits of the graph's instances (see model.Limits).
+	TimeoutMs              int64  `json:"timeoutMs,omitempty"`
+	MaxConcurrentInstances int    `json:"maxConcurrentInstances,omitempty"`
+	OverLimit              string `json:"overLimit,omitempty"` // queue (the default) or refuse
+	RetryBudget            int    `json:"retryBudget,omitempty"`
+	OnFailure              string `json:"onFailure,omitempty"` // fail (the default) or incident
 }
 
 // Node is one step of a graph; Configuration depends on Type.
@@ -19,8 +26,18 @@ type Node struct {
 	NodeID        string          `json:"nodeId"`
 	Type          string          `json:"type"`
 	Name          string          `json:"name,omitempty"`
+	NodeName      string          `json:"nodeName,omitempty"` // the Execution Engine's spelling of Name
 	Description   string          `json:"description,omitempty"`
 	Configuration json.RawMessage `json:"configuration,omitempty"`
+
+	// The Execution Engine's ways of loading C# and PowerShell code: read so
+	// that they can be refused with a message that says what runs instead.
+	RuntimeType     string `json:"runtimeType,omitempty"`
+	AssemblyPath    string `json:"assemblyPath,omitempty"`
+	TypeName        string `json:"typeName,omitempty"`
+	ScriptPath      string `json:"scriptPath,omitempty"`
+	RequiredModules any    `json:"requiredModules,omitempty"`
+	ModulePaths     any    `json:"modulePaths,omitempty"`
 }
 
 // Edge leads from one node to another; Type says when.
@@ -32,6 +49,15 @@ type Edge struct {
 	Type         string `json:"type,omitempty"` // OnComplete when empty
 	Condition    string `json:"condition,omitempty"`
 	Case         any    `json:"case,omitempty"` // SwitchCase: a value compared with the Switch expression
+
+	// The Execution Engine's message routing: which message of the source
+	// the edge carries (Complete, Fail or All), and the queue settings of
+	// the target's work (see queueSettings).
+	MessageType       string `json:"messageType,omitempty"`
+	MaxRetries        *int   `json:"maxRetries,omitempty"`
+	VisibilityTimeout any    `json:"visibilityTimeout,omitempty"` // a TimeSpan (00:10:00) or an ISO-8601 duration
+	SourcePort        any    `json:"sourcePort,omitempty"`        // kept in the flow's Attrs; ports do not route
+	TargetPort        any    `json:"targetPort,omitempty"`
 }
 
 // Node types.

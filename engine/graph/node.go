@@ -51,12 +51,18 @@ func (c *converter) configure(st *step) *scope {
 		c.manual(n, cfg)
 	case *SubflowConfig:
 		return c.subflow(n, cfg)
-	case *IfElseConfig, *SwitchConfig, *WhileConfig:
+	case *IfElseConfig, *SwitchConfig:
 		n.Kind = model.KindExclusiveGateway
+	case *WhileConfig:
+		n.Kind = model.KindExclusiveGateway
+		if cfg.MaxIterations < 0 {
+			c.probs.Add(id, "configuration.maxIterations is %d: use 0 (no limit) or more", cfg.MaxIterations)
+		}
 	case *ForEachConfig:
 		c.forEachConfig(st, cfg)
 	case *ParallelConfig:
 		n.Kind = model.KindParallelGateway
+		c.parallelConfig(id, cfg)
 	}
 	return nil
 }
@@ -81,8 +87,11 @@ func (c *converter) task(n *model.Node, cfg *TaskConfig) {
 		if cfg.Script == "" {
 			c.probs.Add(id, "the JavaScript Task has no script: write one in configuration.script")
 		}
+		if contextAssignment.MatchString(cfg.Script) {
+			c.probs.Add(id, "the script assigns to context.Variables, which changes nothing: return the outputs as an object instead (return {fileCount: files.length})")
+		}
 		n.Kind = model.KindScriptTask
-		n.Script = model.Script{Format: "javascript", Source: cfg.Script, ResultVariable: cfg.ResultVariable}
+		n.Script = model.Script{Format: "javascript", Source: jsVariables(cfg.Script), ResultVariable: cfg.ResultVariable}
 	case action != "":
 		n.Kind = model.KindServiceTask
 		n.Job = model.Job{Type: action, Headers: cfg.Headers, Parameters: cfg.Parameters, Timeout: millis(cfg.TimeoutMs)}
@@ -99,27 +108,23 @@ func (c *converter) task(n *model.Node, cfg *TaskConfig) {
 	if cfg.ResultVariable != "" && n.Kind == model.KindServiceTask {
 		c.probs.Add(id, "configuration.resultVariable applies to scripts only: remove it")
 	}
-	if r := cfg.Retry; r != nil {
-		backoff, ok := model.Backoffs[r.Backoff]
-		switch {
-		case r.MaxAttempts < 1:
-			c.probs.Add(id, "configuration.retry.maxAttempts is %d: count the attempts, the first included (1 or more)", r.MaxAttempts)
-		case !ok:
-			c.probs.Add(id, "configuration.retry.backoff %q is not fixed, linear, exponential or immediate: use one of them", r.Backoff)
-		case r.InitialDelayMs < 0 || r.MaxDelayMs < 0:
-			c.probs.Add(id, "configuration.retry delays are negative: use milliseconds, 0 or more")
+	if cfg.Retry != nil {
+		n.Retry = c.retry(id, cfg.Retry)
+	}
+	if cfg.CircuitBreaker != nil {
+		if n.Kind != model.KindServiceTask {
+			c.probs.Add(id, "configuration.circuitBreaker guards actions, and scripts call nothing outside: remove it")
 		}
-		n.Retry = model.RetryPolicy{
-			Retries:  model.RetriesFromAttempts(r.MaxAttempts),
-			Backoff:  backoff,
-			Delay:    millis(r.InitialDelayMs),
-			MaxDelay: millis(r.MaxDelayMs),
-		}
+		n.Circuit = c.circuit(id, cfg.CircuitBreaker)
 	}
 }
 
 func (c *converter) timer(n *model.Node, cfg *TimerConfig) {
 	n.Kind, n.Trigger = model.KindIntermediateCatchEvent, model.TriggerTimer
+	if cfg.Schedule != "" || cfg.TimeZone != "" {
+		c.schedule(n, cfg)
+		return
+	}
 	wait := cfg.Duration
 	switch {
 	case cfg.Duration != nil && cfg.Delay != nil:
@@ -260,7 +265,16 @@ var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 func (c *converter) forEachConfig(st *step, cfg *ForEachConfig) {
 	st.node.Kind = model.KindExclusiveGateway
 	id := st.g.NodeID
-	cfg.ItemVariable = cmp.Or(cfg.ItemVariable, "item")
+	if cfg.ItemVariable != "" && cfg.ItemVariableName != "" && cfg.ItemVariable != cfg.ItemVariableName {
+		c.probs.Add(id, "configuration.itemVariable %q and itemVariableName %q differ: keep one", cfg.ItemVariable, cfg.ItemVariableName)
+	}
+	if cfg.Collection != nil && cfg.CollectionExpression != nil {
+		c.probs.Add(id, "configuration has both collection and collectionExpression: keep one")
+	}
+	if cfg.Collection == nil {
+		cfg.Collection = cfg.CollectionExpression
+	}
+	cfg.ItemVariable = cmp.Or(cfg.ItemVariable, cfg.ItemVariableName, "item")
 	cfg.IndexVariable = cmp.Or(cfg.IndexVariable, cfg.ItemVariable+"Index")
 	for _, v := range []struct{ field, name string }{{"itemVariable", cfg.ItemVariable}, {"indexVariable", cfg.IndexVariable}} {
 		if !identifier.MatchString(v.name) {
@@ -281,4 +295,8 @@ func (c *converter) forEachConfig(st *step, cfg *ForEachConfig) {
 	default:
 		c.probs.Add(id, "configuration.collection is a %T: give an expression or a list", coll)
 	}
+	if cfg.MaxIterations < 0 {
+		c.probs.Add(id, "configuration.maxIterations is %d: use 0 (no limit) or more", cfg.MaxIterations)
+	}
+	c.errorPolicy(id, cfg)
 }

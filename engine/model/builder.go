@@ -86,6 +86,7 @@ type Branch struct {
 	Name      string
 	Target    string // node id
 	Condition string // empty: always taken
+	Attrs     map[string]string
 }
 
 // Split connects node from to its branches with DAG semantics: every branch
@@ -104,14 +105,14 @@ func (b *Builder) Split(s *Scope, from string, branches []Branch) string {
 	}
 	if len(branches) == 1 && branches[0].Condition == "" {
 		br := branches[0]
-		b.AddFlow(s, &Flow{ID: br.FlowID, Name: br.Name, SourceID: from, TargetID: br.Target})
+		b.AddFlow(s, &Flow{ID: br.FlowID, Name: br.Name, SourceID: from, TargetID: br.Target, Attrs: br.Attrs})
 		return br.Target
 	}
 	split := b.Generate(s, from+"__split", KindInclusiveGateway)
 	b.Connect(s, from, split.ID, "")
 	always := false
 	for _, br := range branches {
-		b.AddFlow(s, &Flow{ID: br.FlowID, Name: br.Name, SourceID: split.ID, TargetID: br.Target, Condition: br.Condition})
+		b.AddFlow(s, &Flow{ID: br.FlowID, Name: br.Name, SourceID: split.ID, TargetID: br.Target, Condition: br.Condition, Attrs: br.Attrs})
 		always = always || br.Condition == ""
 	}
 	if !always {

@@ -13,6 +13,9 @@ type Flow struct {
 	// catches it (wf:fallback, a DAG policy's fallback, a graph node's
 	// FallbackNodeId); a token leaving normally never takes it.
 	Fallback bool
+	// Attrs keeps format-specific details worth showing (e.g. a graph
+	// edge's sourcePort and targetPort).
+	Attrs map[string]string
 
 	Source *Node
 	Target *Node
