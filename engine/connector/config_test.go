@@ -3,12 +3,12 @@ package connector_test
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"maps"
 
 	"github.com/stretchr/testify/require"
 
@@ -70,22 +70,54 @@ func TestLoadConfigRefuses(t *testing.T) {
 		file string // content of WFPP_SECRETS_FILE, mode 600
 		want string
 	}{
-		{"a Slack URL without a token", map[string]string{"WFPP_SLACK_URL": "https://slack.example.com/api"}, "",
-			"connectors.slack.token (WFPP_SLACK_TOKEN) is required once slack is configured"},
-		{"Confluence without its token", map[string]string{"WFPP_CONFLUENCE_URL": "https://x.atlassian.net", "WFPP_CONFLUENCE_USER": "me"}, "",
-			"connectors.confluence.token (WFPP_CONFLUENCE_TOKEN) is required"},
-		{"SMTP without a sender", map[string]string{"WFPP_SMTP_ADDR": "smtp.example.com:25"}, "",
-			"connectors.smtp.from (WFPP_SMTP_FROM) is required"},
-		{"SMTP without a port", map[string]string{"WFPP_SMTP_ADDR": "smtp.example.com", "WFPP_SMTP_FROM": "a@b.c"}, "",
-			"write host:port"},
-		{"an SMTP user without a password", map[string]string{"WFPP_SMTP_ADDR": "h:25", "WFPP_SMTP_FROM": "a@b.c", "WFPP_SMTP_USER": "u"}, "",
-			"set both user and password"},
-		{"credentials in a URL", map[string]string{"WFPP_MONDAY_TOKEN": "t", "WFPP_MONDAY_URL": "https://me:hunter22@api.monday.com"}, "",
-			"put credentials in the token, user and password settings, not in the URL"},
-		{"a relative URL", map[string]string{"WFPP_HTTP_CONNECTIONS": `{"crm": {"url": "/api"}}`}, "",
-			"connectors.http.crm.url (WFPP_HTTP_CONNECTIONS) \"/api\": write an absolute http or https URL"},
-		{"malformed connections", map[string]string{"WFPP_HTTP_CONNECTIONS": `{"crm": {"url": "https://x", "tokn": "hunter22"}}`}, "",
-			`WFPP_HTTP_CONNECTIONS is not a JSON object of connections`},
+		{
+			"a Slack URL without a token",
+			map[string]string{"WFPP_SLACK_URL": "https://slack.example.com/api"},
+			"",
+			"connectors.slack.token (WFPP_SLACK_TOKEN) is required once slack is configured",
+		},
+		{
+			"Confluence without its token",
+			map[string]string{"WFPP_CONFLUENCE_URL": "https://x.atlassian.net", "WFPP_CONFLUENCE_USER": "me"},
+			"",
+			"connectors.confluence.token (WFPP_CONFLUENCE_TOKEN) is required",
+		},
+		{
+			"SMTP without a sender",
+			map[string]string{"WFPP_SMTP_ADDR": "smtp.example.com:25"},
+			"",
+			"connectors.smtp.from (WFPP_SMTP_FROM) is required",
+		},
+		{
+			"SMTP without a port",
+			map[string]string{"WFPP_SMTP_ADDR": "smtp.example.com", "WFPP_SMTP_FROM": "a@b.c"},
+			"",
+			"write host:port",
+		},
+		{
+			"an SMTP user without a password",
+			map[string]string{"WFPP_SMTP_ADDR": "h:25", "WFPP_SMTP_FROM": "a@b.c", "WFPP_SMTP_USER": "u"},
+			"",
+			"set both user and password",
+		},
+		{
+			"credentials in a URL",
+			map[string]string{"WFPP_MONDAY_TOKEN": "t", "WFPP_MONDAY_URL": "https://me:hunter22@api.monday.com"},
+			"",
+			"put credentials in the token, user and password settings, not in the URL",
+		},
+		{
+			"a relative URL",
+			map[string]string{"WFPP_HTTP_CONNECTIONS": `{"crm": {"url": "/api"}}`},
+			"",
+			"connectors.http.crm.url (WFPP_HTTP_CONNECTIONS) \"/api\": write an absolute http or https URL",
+		},
+		{
+			"malformed connections",
+			map[string]string{"WFPP_HTTP_CONNECTIONS": `{"crm": {"url": "https://x", "tokn": "hunter22"}}`},
+			"",
+			`WFPP_HTTP_CONNECTIONS is not a JSON object of connections`,
+		},
 		{"an unknown key in the file", nil, "connectors:\n  slack: {tokn: hunter22}\n", "field tokn not found"},
 		{"a value of the wrong shape", nil, "connectors:\n  slack: hunter22\n", "(value hidden)"},
 		{"an unknown connector", nil, "connectors:\n  jira: {token: hunter22}\n", "field jira not found"},

@@ -38,8 +38,10 @@ func mondayBoard(w http.ResponseWriter, c call, _ int) {
 	case strings.Contains(query, "boards("):
 		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"boards": []any{map[string]any{
 			"columns": []any{
-				map[string]any{"id": "name", "title": "Project"}, map[string]any{"id": "status", "title": "Status"},
-				map[string]any{"id": "item_id", "title": "Item ID"}, map[string]any{"id": "notes", "title": "Notes"},
+				map[string]any{"id": "name", "title": "Project"},
+				map[string]any{"id": "status", "title": "Status"},
+				map[string]any{"id": "item_id", "title": "Item ID"},
+				map[string]any{"id": "notes", "title": "Notes"},
 			},
 			"items_page": map[string]any{"cursor": "page-2", "items": []any{
 				mondayItem("101", "Apollo", "In Progress"), mondayItem("102", "Borealis", "Done"),

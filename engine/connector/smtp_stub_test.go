@@ -152,4 +152,3 @@ func (s *smtpStub) received() ([]string, []smtpMessage) {
 	defer s.mu.Unlock()
 	return append([]string(nil), s.auth...), append([]smtpMessage(nil), s.messages...)
 }
-
