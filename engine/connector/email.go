@@ -71,7 +71,7 @@ func (e *email) send(ctx context.Context, job *engine.Job) (map[string]any, erro
 	}
 	from, _ := mail.ParseAddress(e.cfg.From) // validated
 	id := messageID(job.Key, from.Address)
-	msg := compose(from, to, cc, text(p, "subject"), text(p, "body"), p["html"] == true, id)
+	msg := compose(from, to, cc, text(p, "subject"), text(p, "body"), text(p, "html") == "true", id)
 	if err := e.deliver(ctx, from.Address, append(to, cc...), msg); err != nil {
 		return nil, smtpFailure(err)
 	}

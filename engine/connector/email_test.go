@@ -1,12 +1,21 @@
 package connector_test
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"io"
+	"math/big"
 	"mime"
 	"mime/quotedprintable"
+	"net"
 	"net/mail"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -30,7 +39,7 @@ func emailHandlers(t *testing.T, addr string) map[string]engine.Handler {
 // the result names it.
 func TestEmailSend(t *testing.T) {
 	t.Parallel()
-	srv := newSMTPStub(t, nil)
+	srv := newSMTPStub(t, nil, nil)
 	out, err := handle(t, emailHandlers(t, srv.Addr)[connector.JobTypeEmail], map[string]any{
 		"to": []any{"ann@example.com", "Bob <bob@example.com>"}, "cc": "carol@example.com",
 		"subject": "Grüße: 3 items in progress", "body": "<p>Found <b>3</b> items — see the board.</p>", "html": true,
@@ -75,7 +84,7 @@ func TestEmailFailures(t *testing.T) {
 	srv := newSMTPStub(t, map[string]string{
 		"nobody@example.com": "550 5.1.1 no mailbox here (you are %s)",
 		"later@example.com":  "451 4.3.0 try again later (you are %s)",
-	})
+	}, nil)
 	res := runTask(t, emailHandlers(t, srv.Addr), connector.JobTypeEmail, map[string]any{"to": "nobody@example.com", "subject": "s", "body": "b"})
 	failedWith(t, res, "SMTP_550", 1)
 	require.Contains(t, res.Variables["errorMessage"], "RCPT TO nobody@example.com: 550")
@@ -87,4 +96,32 @@ func TestEmailFailures(t *testing.T) {
 	noSecret(t, res, smtpPassword)
 	_, msgs := srv.received()
 	require.Empty(t, msgs)
+}
+
+// TestEmailStartTLS: a server that offers STARTTLS gets it, and one whose
+// certificate does not verify gets nothing more, least of all the
+// password: the task fails for good.
+func TestEmailStartTLS(t *testing.T) {
+	t.Parallel()
+	srv := newSMTPStub(t, nil, &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}, MinVersion: tls.VersionTLS12})
+	res := runTask(t, emailHandlers(t, srv.Addr), connector.JobTypeEmail, map[string]any{"to": "ann@example.com", "subject": "s", "body": "b"})
+	failedWith(t, res, "", 1)
+	require.Contains(t, res.Variables["errorMessage"], "STARTTLS: tls: failed to verify certificate")
+	auth, msgs := srv.received()
+	require.Empty(t, auth, "no AUTH over an unverified connection")
+	require.Empty(t, msgs)
+}
+
+// selfSigned is a certificate for 127.0.0.1 that no one trusts.
+func selfSigned(t *testing.T) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "stub"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }

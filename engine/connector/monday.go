@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -82,9 +83,11 @@ func (m *monday) getItems(ctx context.Context, job *engine.Job) (map[string]any,
 	if err != nil {
 		return nil, err
 	}
-	limit := 0
-	if v, ok := p["limit"].(float64); ok && v > 0 {
-		limit = int(v)
+	limit := 0 // every matching item
+	if raw := text(p, "limit"); raw != "" {
+		if limit, err = strconv.Atoi(raw); err != nil || limit < 1 {
+			return nil, engine.Permanent(fmt.Errorf("parameter limit is %q: give a positive whole number", raw))
+		}
 	}
 
 	var first struct {

@@ -82,6 +82,7 @@ func TestMondayGetItems(t *testing.T) {
 			map[string]any{"column": "Name", "operator": "in", "value": []any{"Apollo", "Dawn", "Borealis"}},
 		}}}, []string{"101", "104"}, 2},
 		{"limit stops the scan", map[string]any{"boardId": "42", "limit": float64(2)}, []string{"101", "102"}, 1},
+		{"a rendered limit is text", map[string]any{"boardId": "42", "limit": "3"}, []string{"101", "102", "103"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -130,7 +131,9 @@ func TestMondayFailures(t *testing.T) {
 		map[string]any{"column": "Status", "operator": "like", "value": "x"},
 	}}})
 	require.ErrorContains(t, err, `parameter filter: rule 1: operator "like": use eq, neq, contains or in`)
-	require.Len(t, monday.received(), 1, "a bad operator calls nothing")
+	_, err = handle(t, mondayHandlers(t, monday.URL)[connector.JobTypeMonday], map[string]any{"boardId": "42", "limit": "some"})
+	require.ErrorContains(t, err, `parameter limit is "some": give a positive whole number`)
+	require.Len(t, monday.received(), 1, "a bad operator or limit calls nothing")
 
 	for _, tc := range []struct {
 		name     string

@@ -1,6 +1,7 @@
 package connector_test
 
 import (
+	"crypto/tls"
 	"encoding/base64"
 	"net"
 	"net/textproto"
@@ -19,6 +20,8 @@ type smtpStub struct {
 	// rcptReply is the reply to RCPT TO of an address (250 when absent);
 	// %s in it is replaced by the credentials AUTH PLAIN sent.
 	rcptReply map[string]string
+	// startTLS, when set, is offered as STARTTLS with this server config.
+	startTLS *tls.Config
 
 	mu       sync.Mutex
 	auth     []string // decoded AUTH PLAIN responses
@@ -32,11 +35,11 @@ type smtpMessage struct {
 	Data string
 }
 
-func newSMTPStub(t *testing.T, rcptReply map[string]string) *smtpStub {
+func newSMTPStub(t *testing.T, rcptReply map[string]string, startTLS *tls.Config) *smtpStub {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	s := &smtpStub{Addr: l.Addr().String(), rcptReply: rcptReply}
+	s := &smtpStub{Addr: l.Addr().String(), rcptReply: rcptReply, startTLS: startTLS}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -50,7 +53,7 @@ func newSMTPStub(t *testing.T, rcptReply map[string]string) *smtpStub {
 			go func() {
 				defer wg.Done()
 				defer conn.Close()
-				s.serve(textproto.NewConn(conn))
+				s.serve(conn)
 			}()
 		}
 	}()
@@ -61,7 +64,8 @@ func newSMTPStub(t *testing.T, rcptReply map[string]string) *smtpStub {
 	return s
 }
 
-func (s *smtpStub) serve(c *textproto.Conn) {
+func (s *smtpStub) serve(conn net.Conn) {
+	c := textproto.NewConn(conn)
 	var (
 		msg  smtpMessage
 		auth string
@@ -85,7 +89,20 @@ func (s *smtpStub) serve(c *textproto.Conn) {
 		verb, arg, _ := strings.Cut(line, " ")
 		switch strings.ToUpper(verb) {
 		case "EHLO":
+			if s.startTLS != nil {
+				err = reply("250-stub greets you", "250-STARTTLS", "250-AUTH PLAIN", "250 8BITMIME")
+				break
+			}
 			err = reply("250-stub greets you", "250-AUTH PLAIN", "250 8BITMIME")
+		case "STARTTLS":
+			if err = reply("220 2.0.0 ready to start TLS"); err != nil {
+				break
+			}
+			tlsConn := tls.Server(conn, s.startTLS)
+			if tlsConn.Handshake() != nil {
+				return
+			}
+			conn, c = tlsConn, textproto.NewConn(tlsConn)
 		case "HELO", "NOOP":
 			err = reply("250 OK")
 		case "RSET":
