@@ -44,7 +44,7 @@ type MondayConfig struct {
 
 // ConfluenceConfig configures confluence.create-page (Confluence REST API).
 type ConfluenceConfig struct {
-	URL   string `json:"url" yaml:"url"`     // site, e.g. https://example.atlassian.net (without /wiki)
+	URL   string `json:"url" yaml:"url"`     // site, e.g. https://example.atlassian.net (a trailing /wiki is dropped)
 	User  string `json:"user" yaml:"user"`   // account e-mail
 	Token Secret `json:"token" yaml:"token"` // API token
 }

@@ -26,7 +26,8 @@ type confluence struct {
 }
 
 func newConfluence(c ConfluenceConfig, client *http.Client) *confluence {
-	site := strings.TrimSuffix(c.URL, "/")
+	// The site may be given with the /wiki the API path adds.
+	site := strings.TrimSuffix(strings.TrimSuffix(c.URL, "/"), "/wiki")
 	credentials := base64.StdEncoding.EncodeToString([]byte(c.User + ":" + c.Token.Reveal()))
 	return &confluence{site: site, api: api{
 		jobType: JobTypeConfluence, client: client, base: site + "/wiki/rest/api",

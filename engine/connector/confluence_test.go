@@ -31,7 +31,7 @@ func TestConfluenceCreatePage(t *testing.T) {
 			"_links": map[string]any{"base": "https://example.atlassian.net/wiki", "webui": "/spaces/PROJECTS/pages/98765/Apollo"},
 		})
 	})
-	out, err := handle(t, confluenceHandlers(t, confluence.URL)[connector.JobTypeConfluence], map[string]any{
+	out, err := handle(t, confluenceHandlers(t, confluence.URL+"/wiki/")[connector.JobTypeConfluence], map[string]any{
 		"space": "PROJECTS", "title": "Apollo - Project Brief", "body": "<p>Kick-off on <strong>Monday</strong>.</p>", "parentId": float64(1234),
 	})
 	require.NoError(t, err)
