@@ -23,7 +23,17 @@ const scriptJobType = "script"
 
 func registerBuiltins(r *handlerRegistry) {
 	r.m[JobTypeEcho] = HandlerFunc(echo)
-	r.m[JobTypeHTTP] = &httpHandler{client: &http.Client{}}
+	r.m[JobTypeHTTP] = NewHTTPHandler(nil)
+}
+
+// NewHTTPHandler returns a handler for the http job type that calls
+// through client (a client of its own when nil). The engine registers one;
+// package connector wraps one to add named connections.
+func NewHTTPHandler(client *http.Client) Handler {
+	if client == nil {
+		client = &http.Client{}
+	}
+	return &httpHandler{client: client}
 }
 
 func echo(_ context.Context, job *Job) (map[string]any, error) {
@@ -38,10 +48,10 @@ func echo(_ context.Context, job *Job) (map[string]any, error) {
 // parameters (JSON DAG) or else its variables (BPMN input mappings): url (required), method
 // (GET), headers (object), body (any JSON value), timeout (Go duration,
 // default 10s), resultVariable (default "response"). The result is
-// {status, headers, body}. A network error, a 429 or a 500–504 fails the
-// attempt (and retries, after Retry-After when the answer gives one); any
-// other 4xx or 5xx fails it permanently. Failures by status carry the code
-// HTTP_<status>, which wf:retryOn and wf:doNotRetryOn can name.
+// {status, headers, body}. A network error fails the attempt; a status of
+// 400 or more fails it as StatusFailure says (429 and 500–504 retry unless
+// the task's RetryOnStatus lists others, after Retry-After when the answer
+// gives one; failures are coded HTTP_<status>).
 type httpHandler struct {
 	client *http.Client
 }
@@ -108,14 +118,7 @@ func (h *httpHandler) Handle(ctx context.Context, job *Job) (map[string]any, err
 	}
 	result := map[string]any{"status": float64(resp.StatusCode), "headers": headers, "body": decoded}
 	if code := resp.StatusCode; code >= 400 {
-		err := &CodedError{Code: "HTTP_" + strconv.Itoa(code), Err: fmt.Errorf("http task %q: %s answered %d", job.ElementID, url, code)}
-		if code != http.StatusTooManyRequests && (code < 500 || code > 504) {
-			return nil, Permanent(err)
-		}
-		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-			return nil, RetryAfter(d, err)
-		}
-		return nil, err
+		return nil, StatusFailure(code, resp.Header, job.RetryOnStatus, fmt.Errorf("http task %q: %s answered %d", job.ElementID, url, code))
 	}
 	return map[string]any{stringParam(p, "resultVariable", "response"): result}, nil
 }

@@ -27,6 +27,9 @@ type Job struct {
 	Variables  map[string]any
 	Parameters map[string]any // the task's parameters rendered: ${...} templates, and in a JSON DAG {{ }} ones
 	Headers    map[string]string
+	// RetryOnStatus is the task's RetryPolicy.RetryOnStatus: the HTTP
+	// statuses a handler calling HTTP retries (see StatusFailure).
+	RetryOnStatus []int
 }
 
 // Handler does the work of service tasks of one type. The returned variables

@@ -39,11 +39,12 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&messages, "messages", "", `messages to deliver, JSON: [{"name","correlationKey","variables"}]`)
 	fs.StringVar(&signals, "signals", "", `signals to broadcast, each once something waits for it, JSON: [{"name","variables"}]`)
 	fs.Var(&deploys, "deploy", "a definition or form to deploy first, such as a called process (repeatable)")
-	fs.StringVar(&jobs, "jobs", "noop", "service tasks without a handler: noop completes them, strict leaves them waiting")
+	fs.StringVar(&jobs, "jobs", "noop", "service tasks without a handler (built-in or connector): noop completes them, strict leaves them waiting")
 	fs.DurationVar(&o.Timeout, "timeout", time.Minute, "give up after this long (real time)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: wfpp run FILE [--deploy FILE]... [--vars JSON] [--process ID] [--complete-tasks] [--task-vars JSON] [--messages JSON] [--signals JSON] [--jobs noop|strict] [--timeout DURATION]")
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\nConnectors configured in the environment (see wfpp serve -h) do their tasks' work; --jobs says what happens to the rest.")
 	}
 	file, rest := splitFile(args)
 	if err := fs.Parse(rest); err != nil {
@@ -88,6 +89,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		o.Deploy = append(o.Deploy, more)
+	}
+	if o.Handlers, err = connectorHandlers(os.Getenv); err != nil {
+		fmt.Fprintf(stderr, "wfpp run: %v\n", err)
+		return exitUsage
 	}
 	res, err := runner.Run(ctx, src, o)
 	if err != nil {

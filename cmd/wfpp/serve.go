@@ -8,13 +8,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/engine/cache"
+	"github.com/workflowpp/wfpp/engine/connector"
 	"github.com/workflowpp/wfpp/server"
 	"github.com/workflowpp/wfpp/server/identity"
 )
@@ -60,6 +63,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		for _, v := range serveEnv {
 			fmt.Fprintf(stderr, "  %-28s %s\n", v.name, v.doc)
 		}
+		fmt.Fprintln(stderr, "\nConnectors (built-in handlers of slack.post-message, monday.get-items, confluence.create-page, email.send, http; wfpp run reads them too):")
+		for _, v := range connector.Env {
+			fmt.Fprintf(stderr, "  %-28s %s\n", v.Name, v.Doc)
+		}
 		fmt.Fprintln(stderr, "\nLimits (sizes in bytes or with KiB, MiB, GiB):")
 		for _, v := range limitVars {
 			fmt.Fprintf(stderr, "  %-28s %s\n", v.name, v.doc)
@@ -104,9 +111,19 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 	if err := applyLimits(os.Getenv, &engCfg, &srvCfg); err != nil {
 		return err
 	}
+	handlers, err := connectorHandlers(os.Getenv)
+	if err != nil {
+		return err
+	}
 	eng, err := engine.New(engCfg)
 	if err != nil {
 		return err
+	}
+	for typ, h := range handlers {
+		eng.RegisterHandler(typ, h)
+	}
+	if len(handlers) > 0 {
+		log.Info("connectors configured", "job_types", slices.Sorted(maps.Keys(handlers)))
 	}
 	if err := eng.Run(ctx); err != nil {
 		eng.Close()
