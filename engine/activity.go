@@ -102,6 +102,9 @@ func (x *instance) jobFailed(c command) {
 	x.unlockExternal(t)
 	var be *BPMNError
 	if errors.As(c.err, &be) {
+		if be.Code == model.CircuitOpenCode && x.takeFallback(t, n, be.Message) {
+			return
+		}
 		x.throwError(t, n, be.Code, be.Message)
 		return
 	}

@@ -61,6 +61,14 @@ const (
 
 	EventMultiInstanceStarted   EventType = "multiinstance.started"
 	EventMultiInstanceCompleted EventType = "multiinstance.completed"
+
+	// A circuit breaker changed state (package circuit). These events
+	// belong to no instance: no InstanceID, no Seq, never stored; the
+	// exporters get them as they happen, from the replica that made the
+	// change. Detail: key, from, state.
+	EventCircuitOpened     EventType = "circuit.opened"
+	EventCircuitHalfOpened EventType = "circuit.half_opened"
+	EventCircuitClosed     EventType = "circuit.closed"
 )
 
 // Event is one recorded state change of one instance. Seq numbers the events

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/workflowpp/wfpp/engine/circuit"
 )
 
 // ExternalJob is a job an external worker fetched and locked.
@@ -32,10 +34,11 @@ type externalJobs struct {
 }
 
 type externalEntry struct {
-	run    *jobRun
-	key    string
-	worker string
-	until  time.Time
+	run     *jobRun
+	key     string
+	worker  string
+	until   time.Time
+	circuit *circuit.Ticket // the breaker admitted the fetch (circuit.go)
 }
 
 func newExternalJobs() *externalJobs {
@@ -81,8 +84,10 @@ func (e *Engine) FetchAndLock(_ context.Context, typ, worker string, max int, lo
 	if typ == "" || worker == "" || max < 1 || lock <= 0 {
 		return nil, fmt.Errorf("fetch and lock needs a type, a worker name, max ≥ 1 and a positive lock duration: %w", ErrInvalidInput)
 	}
-	now := e.clock.Now()
-	x := e.external
+	return e.admitFetched(e.external.fetch(typ, worker, max, e.clock.Now(), lock)), nil
+}
+
+func (x *externalJobs) fetch(typ, worker string, max int, now time.Time, lock time.Duration) []ExternalJob {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	var out []ExternalJob
@@ -104,7 +109,7 @@ func (e *Engine) FetchAndLock(_ context.Context, typ, worker string, max int, lo
 			Attempt: r.attempt, Variables: r.vars, Headers: headers, Worker: worker, LockedUntil: en.until,
 		})
 	}
-	return out, nil
+	return out
 }
 
 // lockedBy checks that worker holds the job's lock and returns its run.
@@ -136,6 +141,7 @@ func (e *Engine) CompleteJob(ctx context.Context, key, worker string, vars map[s
 		e.external.remove(key) // a cancelling listener: nothing waits for it
 		return nil
 	}
+	e.recordFetched(key, nil)
 	_, err = e.call(ctx, command{kind: cmdJobDone, inst: r.inst, token: r.token, job: r.job, vars: vars})
 	return err
 }
@@ -156,6 +162,7 @@ func (e *Engine) FailJob(ctx context.Context, key, worker, message, errorCode st
 	if errorCode != "" {
 		jobErr = ThrowError(errorCode, message)
 	}
+	e.recordFetched(key, jobErr)
 	_, err = e.call(ctx, command{kind: cmdJobFailed, inst: r.inst, token: r.token, job: r.job, err: jobErr, after: retryAfter})
 	return err
 }

@@ -260,7 +260,7 @@ func (e *Engine) work(ctx context.Context, j *jobRun) (vars map[string]any, err 
 			return nil, Permanent(fmt.Errorf("parameters of %q: %w", n.ID, err))
 		}
 	}
-	return h.Handle(ctx, job)
+	return e.handle(ctx, h, n, job)
 }
 
 // fillParameters evaluates the ${...} templates in parameter values.
