@@ -86,6 +86,9 @@ var apiOperations = []apiOperation{
 	{"get", "/dead-letters/{id}", "dead letters", "Get a dead letter", nil, "", 200, "DeadLetter", []int{404}},
 	{"post", "/dead-letters/{id}/replay", "dead letters", "Replay an open dead letter: resolve its incident so the job runs again; the letter stays, replayed", nil, "Variables", 200, "", []int{404, 409}},
 	{"delete", "/dead-letters/{id}", "dead letters", "Delete a settled dead letter (409 while its incident is open)", nil, "", 204, "", []int{404, 409}},
+
+	{"get", "/circuits", "circuits", "List the circuit breakers jobs went through, by key: state (closed, open, half_open), failures in a row, calls and failures in the window, when it opened, its config", []string{"limit", "cursor"}, "", 200, "CircuitPage", nil},
+	{"post", "/circuits/{key}/reset", "circuits", "Close a circuit breaker (key URL-encoded) and clear its counts: jobs run again at once", nil, "", 200, "Circuit", []int{404}},
 }
 
 var (
@@ -200,6 +203,15 @@ func apiSchemas() map[string]any {
 			"attempts": num, "lastError": str, "errors": strs, "createdAt": tim, "status": str, "settledAt": tim, "definition": str,
 		}),
 		"DeadLetterPage": pageOf("DeadLetter"),
+		"Circuit": obj(map[string]any{
+			"key": str, "state": map[string]any{"type": "string", "enum": []string{"closed", "open", "half_open"}},
+			"failures": num, "calls": num, "windowFailures": num, "openedAt": tim,
+			"config": obj(map[string]any{
+				"failureThreshold": num, "failureRate": map[string]any{"type": "number"}, "minCalls": num,
+				"windowMs": num, "openTimeoutMs": num, "halfOpenCalls": num,
+			}),
+		}, "key", "state"),
+		"CircuitPage": pageOf("Circuit"),
 		"Bulk": obj(map[string]any{
 			"instance": str, "definition": str, "elementId": str, "kind": str, "jobType": str,
 			"dryRun": map[string]any{"type": "boolean"}, "variables": anyOb,
