@@ -112,7 +112,7 @@ var transitions = []struct {
 		changes: []string{"closed>open"},
 	},
 	{
-		name:  "a success ends the run of failures",
+		name: "a success ends the run of failures",
 		steps: []step{
 			ok(0, closed), ok(0, closed), ok(0, closed), ok(0, closed), ok(0, closed), ok(0, closed),
 			fail(0, closed), fail(0, closed), ok(0, closed), fail(0, closed), fail(0, closed), // 11 calls, 4 failures
