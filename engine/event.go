@@ -88,7 +88,9 @@ type Event struct {
 }
 
 // Exporter receives every event after it is stored, in sequence order per
-// instance. Export must not block for long: it runs on the engine's applier.
+// instance. Export must not block for long: it runs on the engine's applier
+// (a circuit breaker's event, of no instance, on the job's or request's
+// goroutine that moved the breaker).
 // The slice is only valid during the call (the engine reuses it): copy the
 // events you keep (the Detail maps are never changed and may be kept).
 type Exporter interface {

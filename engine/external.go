@@ -87,6 +87,8 @@ func (e *Engine) FetchAndLock(_ context.Context, typ, worker string, max int, lo
 	return e.admitFetched(e.external.fetch(typ, worker, max, e.clock.Now(), lock)), nil
 }
 
+// fetch locks up to max jobs of typ that nobody holds for worker, highest
+// priority first.
 func (x *externalJobs) fetch(typ, worker string, max int, now time.Time, lock time.Duration) []ExternalJob {
 	x.mu.Lock()
 	defer x.mu.Unlock()
