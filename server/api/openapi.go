@@ -72,7 +72,7 @@ var apiOperations = []apiOperation{
 	{"post", "/messages", "messages", "Correlate a message by name and correlation key; with ttlMs an unmatched message is buffered (202)", nil, "Message", 200, "Correlated", []int{404, 503}},
 	{"post", "/signals", "messages", "Broadcast a signal to every instance waiting for it (and start those with a signal start event)", nil, "Signal", 200, "", []int{400}},
 
-	{"post", "/jobs/fetch-and-lock", "jobs", "Fetch and lock external jobs of a type", nil, "FetchAndLock", 200, "JobPage", nil},
+	{"post", "/jobs/fetch-and-lock", "jobs", "Fetch and lock external jobs of a type; a job whose circuit breaker is open fails with CIRCUIT_OPEN instead of being handed out", nil, "FetchAndLock", 200, "JobPage", nil},
 	{"post", "/jobs/{key}/complete", "jobs", "Complete a locked external job", nil, "JobComplete", 200, "", []int{404, 409}},
 	{"post", "/jobs/{key}/fail", "jobs", "Fail an attempt of a locked external job (retries, then an incident; errorCode throws a BPMN error)", nil, "JobFail", 200, "", []int{404, 409}},
 	{"post", "/jobs/{key}/extend-lock", "jobs", "Extend the lock on an external job", nil, "JobExtend", 200, "", []int{404, 409}},
