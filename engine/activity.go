@@ -108,6 +108,9 @@ func (x *instance) jobFailed(c command) {
 	var be *BPMNError
 	if errors.As(c.err, &be) {
 		x.recordFailure(t, be.Code, be.Message)
+		if be.Code == model.CircuitOpenCode && x.takeFallback(t, n, be.Message) {
+			return
+		}
 		x.throwError(t, n, be.Code, be.Message)
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/workflowpp/wfpp/engine/bpmn"
+	"github.com/workflowpp/wfpp/engine/circuit"
 	"github.com/workflowpp/wfpp/engine/script"
 )
 
@@ -71,6 +72,10 @@ type Config struct {
 	NoStartTimers bool
 	// Random returns a number in [0,1) for retry jitter; injected for tests.
 	Random func() float64
+	// Circuits keeps the circuit breakers of service tasks (circuit.go);
+	// default in the process, on Clock. wfpp serve shares them through
+	// Redis when WFPP_REDIS_URL is set (circuit.NewRedis, on the same clock).
+	Circuits circuit.Store
 }
 
 // WithDefaults returns c with every unset field at its default.
@@ -92,6 +97,9 @@ func (c Config) WithDefaults() Config {
 	c.MaxInstanceVariableBytes = cmp.Or(c.MaxInstanceVariableBytes, MaxInstanceVariableBytesDefault)
 	if c.Random == nil {
 		c.Random = defaultRandom
+	}
+	if c.Circuits == nil {
+		c.Circuits = circuit.NewLocal(c.Clock)
 	}
 	return c
 }

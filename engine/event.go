@@ -62,6 +62,14 @@ const (
 
 	EventMultiInstanceStarted   EventType = "multiinstance.started"
 	EventMultiInstanceCompleted EventType = "multiinstance.completed"
+
+	// A circuit breaker changed state (package circuit). These events
+	// belong to no instance: no InstanceID, no Seq, never stored; the
+	// exporters get them as they happen, from the replica that made the
+	// change. Detail: key, from, state.
+	EventCircuitOpened     EventType = "circuit.opened"
+	EventCircuitHalfOpened EventType = "circuit.half_opened"
+	EventCircuitClosed     EventType = "circuit.closed"
 )
 
 // Event is one recorded state change of one instance. Seq numbers the events
@@ -81,7 +89,9 @@ type Event struct {
 }
 
 // Exporter receives every event after it is stored, in sequence order per
-// instance. Export must not block for long: it runs on the engine's applier.
+// instance. Export must not block for long: it runs on the engine's applier
+// (a circuit breaker's event, of no instance, on the job's or request's
+// goroutine that moved the breaker).
 // The slice is only valid during the call (the engine reuses it): copy the
 // events you keep (the Detail maps are never changed and may be kept).
 type Exporter interface {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/workflowpp/wfpp/engine/circuit"
 )
 
 // ExternalJob is a job an external worker fetched and locked.
@@ -35,10 +37,11 @@ type externalJobs struct {
 }
 
 type externalEntry struct {
-	run    *jobRun
-	key    string
-	worker string
-	until  time.Time
+	run     *jobRun
+	key     string
+	worker  string
+	until   time.Time
+	circuit *circuit.Ticket // the breaker admitted the fetch (circuit.go)
 }
 
 func newExternalJobs() *externalJobs {
@@ -87,9 +90,11 @@ func (e *Engine) FetchAndLock(ctx context.Context, typ, worker string, max int, 
 		return nil, fmt.Errorf("fetch and lock needs a type, a worker name, max ≥ 1 and a positive lock duration: %w", ErrInvalidInput)
 	}
 	now := e.clock.Now()
-	return e.withParameters(ctx, e.external.fetch(typ, worker, max, now, lock), worker, now), nil
+	return e.withParameters(ctx, e.admitFetched(e.external.fetch(typ, worker, max, now, lock)), worker, now), nil
 }
 
+// fetch locks up to max jobs of typ that nobody holds for worker, highest
+// priority first.
 func (x *externalJobs) fetch(typ, worker string, max int, now time.Time, lock time.Duration) []ExternalJob {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -170,6 +175,7 @@ func (e *Engine) CompleteJob(ctx context.Context, key, worker string, vars map[s
 		e.external.remove(key) // a cancelling listener: nothing waits for it
 		return nil
 	}
+	e.recordFetched(key, nil)
 	_, err = e.call(ctx, command{kind: cmdJobDone, inst: r.inst, token: r.token, job: r.job, vars: vars})
 	return err
 }
@@ -190,6 +196,7 @@ func (e *Engine) FailJob(ctx context.Context, key, worker, message, errorCode st
 	if errorCode != "" {
 		jobErr = ThrowError(errorCode, message)
 	}
+	e.recordFetched(key, jobErr)
 	_, err = e.call(ctx, command{kind: cmdJobFailed, inst: r.inst, token: r.token, job: r.job, err: jobErr, after: retryAfter})
 	return err
 }

@@ -261,7 +261,7 @@ func (e *Engine) work(ctx context.Context, j *jobRun) (vars map[string]any, err 
 	if job.Parameters, err = e.jobParameters(ctx, j); err != nil {
 		return nil, err
 	}
-	return h.Handle(ctx, job)
+	return e.handle(ctx, h, n, job)
 }
 
 // runScript runs a script task: an object result is merged into the

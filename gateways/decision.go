@@ -78,7 +78,7 @@ func one(n *model.Node, f *model.Flow) []*model.Flow {
 func Inclusive(n *model.Node, eval Condition) (Decision, error) {
 	var d Decision
 	for _, f := range n.Outgoing {
-		if f == n.Default {
+		if f == n.Default || f.Fallback {
 			continue
 		}
 		if f.Condition == "" {
@@ -112,9 +112,17 @@ func (d Decision) orDefault(n *model.Node) (Decision, error) {
 // Leave chooses the flows a token takes out of a node that is not a gateway:
 // every unconditional flow and every flow whose condition holds; the default
 // flow when none does. No outgoing flow at all is an implicit end: no flows,
-// no error.
+// no error. Fallback flows are never taken here: only an open circuit
+// breaker takes them (engine/circuit.go); an activity with nothing else
+// ends implicitly.
 func Leave(n *model.Node, eval Condition) (Decision, error) {
-	if len(n.Outgoing) == 0 {
+	normal := len(n.Outgoing)
+	for _, f := range n.Outgoing {
+		if f.Fallback {
+			normal--
+		}
+	}
+	if normal == 0 {
 		return Decision{}, nil
 	}
 	if len(n.Outgoing) == 1 && n.Outgoing[0].Condition == "" {

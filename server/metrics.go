@@ -120,11 +120,13 @@ type scrapeCollector struct{ eng *engine.Engine }
 var (
 	queueDepthDesc = prometheus.NewDesc("wfpp_queue_depth", "Jobs waiting in a node's queue, by element id.", []string{"element"}, nil)
 	incidentsDesc  = prometheus.NewDesc("wfpp_incidents_open", "Open incidents.", nil, nil)
+	circuitDesc    = prometheus.NewDesc("wfpp_circuit_state", "State of a circuit breaker by key: 0 closed, 1 open, 2 half-open.", []string{"key"}, nil)
 )
 
 func (s *scrapeCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- queueDepthDesc
 	ch <- incidentsDesc
+	ch <- circuitDesc
 }
 
 func (s *scrapeCollector) Collect(ch chan<- prometheus.Metric) {
@@ -133,12 +135,25 @@ func (s *scrapeCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
+	s.collectCircuits(ctx, ch)
 	open, err := s.eng.Queries().Incidents(ctx, engine.IncidentFilter{Open: true})
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(incidentsDesc, err)
 		return
 	}
 	ch <- prometheus.MustNewConstMetric(incidentsDesc, prometheus.GaugeValue, float64(len(open)))
+}
+
+// collectCircuits reads the circuit breakers' states (every replica's, with Redis).
+func (s *scrapeCollector) collectCircuits(ctx context.Context, ch chan<- prometheus.Metric) {
+	all, err := s.eng.Circuits(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(circuitDesc, err)
+		return
+	}
+	for _, c := range all {
+		ch <- prometheus.MustNewConstMetric(circuitDesc, prometheus.GaugeValue, float64(c.State), c.Key)
+	}
 }
 
 // metricsHandler is GET /metrics.

@@ -56,6 +56,7 @@ var writeRoles = map[string][]string{
 	"POST /api/v1/dead-letters/replay":                     {identity.RoleOperator},
 	"POST /api/v1/dead-letters/:id/replay":                 {identity.RoleOperator},
 	"DELETE /api/v1/dead-letters/:id":                      {identity.RoleOperator},
+	"POST /api/v1/circuits/:key/reset":                     {identity.RoleOperator},
 
 	"POST /ui/filters":                                 {""},
 	"DELETE /ui/filters/:name":                         {""},

@@ -17,6 +17,7 @@ import (
 
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/engine/cache"
+	"github.com/workflowpp/wfpp/engine/circuit"
 	"github.com/workflowpp/wfpp/engine/connector"
 	"github.com/workflowpp/wfpp/server"
 	"github.com/workflowpp/wfpp/server/identity"
@@ -44,7 +45,7 @@ var serveEnv = []struct{ name, doc string }{
 	{"WFPP_DATA_DIR", "data directory of the embedded server (default ./data)"},
 	{"WFPP_SYNC", "embedded server: full (default; survives power loss) or normal (survives kill -9, faster)"},
 	{"WFPP_EMBEDDED_ADDR", "loopback host:port of the embedded server (default a free port on 127.0.0.1)"},
-	{"WFPP_REDIS_URL", "Redis for the read cache, e.g. redis://redis:6379/0 (optional)"},
+	{"WFPP_REDIS_URL", "Redis for the read cache and the circuit breakers shared by replicas, e.g. redis://redis:6379/0 (optional)"},
 	{identity.EnvIdentityFile, "YAML or JSON file with users, groups, roles and secrets (none: the local profile)"},
 	{identity.EnvUsers, "users without a file: name:bcrypt-hash:group,group:role,role entries"},
 	{identity.EnvJWTSecret, "HS256 secret for bearer tokens"},
@@ -115,6 +116,9 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 	if err != nil {
 		return err
 	}
+	if engCfg.Circuits, err = sharedCircuits(redis, log); err != nil {
+		return err
+	}
 	eng, err := engine.New(engCfg)
 	if err != nil {
 		return err
@@ -166,6 +170,20 @@ func withCache(ctx context.Context, store engine.Store, log *slog.Logger) (engin
 		return nil, nil, fmt.Errorf("WFPP_REDIS_URL: %w", err)
 	}
 	return c.Store(store), c, nil
+}
+
+// sharedCircuits keeps the circuit breakers in Redis, shared by every
+// replica, when there is a cache; nil (the engine's in-process default)
+// without one.
+func sharedCircuits(c *cache.Cache, log *slog.Logger) (circuit.Store, error) {
+	if c == nil {
+		return nil, nil
+	}
+	st, err := circuit.NewRedis(circuit.RedisConfig{Client: c.Redis(), Prefix: cache.PrefixDefault + "circuit:", Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("WFPP_REDIS_URL: circuit breakers: %w", err)
+	}
+	return st, nil
 }
 
 func closeCache(c *cache.Cache) error {

@@ -314,6 +314,7 @@ func (c *converter) flow(e *element) *model.Flow {
 	if cond := e.child(nsBPMN, "conditionExpression"); cond != nil {
 		f.Condition = c.condition(f.ID, cond)
 	}
+	c.fallbackFlow(f, e)
 	return f
 }
 

@@ -78,6 +78,26 @@ var wfAttributes = map[string]func(x *extension, v string){
 		x.n.Human.InboxVariables = names
 	},
 	"resultVariable": func(x *extension, v string) { x.resultVariable(v) },
+	"circuitBreaker": func(x *extension, v string) { x.circuitBreaker(v) },
+	"circuitFailureThreshold": func(x *extension, v string) {
+		x.circuitCount("wf:circuitFailureThreshold", v, "how many failures in a row open the breaker",
+			func(c *model.CircuitPolicy) *int { return &c.FailureThreshold })
+	},
+	"circuitFailureRate": func(x *extension, v string) { x.circuitFailureRate(v) },
+	"circuitMinCalls": func(x *extension, v string) {
+		x.circuitCount("wf:circuitMinCalls", v, "how many calls in the window the failure rate needs",
+			func(c *model.CircuitPolicy) *int { return &c.MinCalls })
+	},
+	"circuitWindow": func(x *extension, v string) {
+		x.circuitDuration("wf:circuitWindow", v, func(c *model.CircuitPolicy) *time.Duration { return &c.Window })
+	},
+	"circuitOpenTimeout": func(x *extension, v string) {
+		x.circuitDuration("wf:circuitOpenTimeout", v, func(c *model.CircuitPolicy) *time.Duration { return &c.OpenTimeout })
+	},
+	"circuitHalfOpenCalls": func(x *extension, v string) {
+		x.circuitCount("wf:circuitHalfOpenCalls", v, "how many probes run half-open and must succeed to close it",
+			func(c *model.CircuitPolicy) *int { return &c.HalfOpenCalls })
+	},
 	"correlationKey": func(x *extension, v string) {
 		if x.n.Message == nil {
 			x.problem("wf:correlationKey needs a message: reference one with messageRef")

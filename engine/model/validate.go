@@ -292,6 +292,9 @@ func (v *validator) node(n *Node) {
 	}
 	v.trigger(n)
 	v.activity(n)
+	if n.Circuit != nil {
+		v.circuit(n)
+	}
 	for _, l := range n.ExecListeners {
 		if v.c.Script == nil {
 			break
@@ -533,11 +536,45 @@ func (v *validator) expr(id, what, text string) {
 }
 
 func (v *validator) flow(f *Flow) {
+	if f.Fallback {
+		v.fallback(f)
+	}
 	if f.Condition == "" || v.c.Expression == nil {
 		return
 	}
 	if err := v.c.Expression(f.Condition); err != nil {
 		v.add(f.ID, "condition %q: %v", f.Condition, err)
+	}
+}
+
+// fallback checks a fallback flow: it leaves an activity, whose breaker
+// alone sends tokens along it.
+func (v *validator) fallback(f *Flow) {
+	switch {
+	case f.Source == nil || !f.Source.Kind.IsActivity():
+		kind := "nothing"
+		if f.Source != nil {
+			kind = "a " + f.Source.Kind.String()
+		}
+		v.add(f.ID, "a fallback flow (wf:fallback) must leave a task, whose open circuit breaker sends the token along it; it leaves %s: remove wf:fallback or draw the flow from the task", kind)
+	case f.Condition != "":
+		v.add(f.ID, "a fallback flow is taken when the task's circuit breaker is open, not by a condition: remove the condition")
+	case f.IsDefault():
+		v.add(f.ID, "a fallback flow cannot be its task's default flow: make another flow the default or remove wf:fallback")
+	}
+}
+
+// circuit checks a circuit breaker policy's numbers (zero: the default).
+func (v *validator) circuit(n *Node) {
+	c := n.Circuit
+	if c.FailureThreshold < 0 || c.MinCalls < 0 || c.HalfOpenCalls < 0 {
+		v.add(n.ID, "circuit breaker: failure threshold, minimum calls and half-open calls must not be negative (0 takes the default)")
+	}
+	if !(c.FailureRate >= 0 && c.FailureRate <= 1) {
+		v.add(n.ID, "circuit breaker: failure rate %v is not a share between 0 and 1: write e.g. 0.5", c.FailureRate)
+	}
+	if c.Window < 0 || c.OpenTimeout < 0 {
+		v.add(n.ID, "circuit breaker: window and open timeout must not be negative (0 takes the default)")
 	}
 }
 

@@ -67,7 +67,7 @@ func New(cfg Config) (*Service, error) {
 
 // Routes registers the REST v1 routes on api, the /api/v1 group. Writes need
 // a role (admins have every role): deploying and enabling versions
-// designer, changing instances, incidents and dead letters operator,
+// designer, changing instances, incidents, dead letters and circuit breakers operator,
 // claiming and completing tasks worker, external jobs worker or operator;
 // any user may start instances and read what access.go lets them.
 func (s *Service) Routes(api fiber.Router) {
@@ -150,6 +150,9 @@ func (s *Service) Routes(api fiber.Router) {
 	api.Get("/dead-letters/:id", readsEvery, s.getDeadLetter)
 	api.Post("/dead-letters/:id/replay", operator, vars, s.ReplayDeadLetter)
 	api.Delete("/dead-letters/:id", operator, s.DeleteDeadLetter)
+
+	api.Get("/circuits", s.listCircuits)
+	api.Post("/circuits/:key/reset", operator, s.resetCircuit)
 }
 
 // ctx is the context of one engine or store call made for request c.

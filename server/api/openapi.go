@@ -72,7 +72,7 @@ var apiOperations = []apiOperation{
 	{"post", "/messages", "messages", "Correlate a message by name and correlation key; with ttlMs an unmatched message is buffered (202)", nil, "Message", 200, "Correlated", []int{404, 503}},
 	{"post", "/signals", "messages", "Broadcast a signal to every instance waiting for it (and start those with a signal start event)", nil, "Signal", 200, "", []int{400}},
 
-	{"post", "/jobs/fetch-and-lock", "jobs", "Fetch and lock external jobs of a type", nil, "FetchAndLock", 200, "JobPage", nil},
+	{"post", "/jobs/fetch-and-lock", "jobs", "Fetch and lock external jobs of a type; a job whose circuit breaker is open fails with CIRCUIT_OPEN instead of being handed out", nil, "FetchAndLock", 200, "JobPage", nil},
 	{"post", "/jobs/{key}/complete", "jobs", "Complete a locked external job", nil, "JobComplete", 200, "", []int{404, 409}},
 	{"post", "/jobs/{key}/fail", "jobs", "Fail an attempt of a locked external job (retries, then an incident; errorCode throws a BPMN error)", nil, "JobFail", 200, "", []int{404, 409}},
 	{"post", "/jobs/{key}/extend-lock", "jobs", "Extend the lock on an external job", nil, "JobExtend", 200, "", []int{404, 409}},
@@ -86,6 +86,9 @@ var apiOperations = []apiOperation{
 	{"get", "/dead-letters/{id}", "dead letters", "Get a dead letter", nil, "", 200, "DeadLetter", []int{404}},
 	{"post", "/dead-letters/{id}/replay", "dead letters", "Replay an open dead letter: resolve its incident so the job runs again; the letter stays, replayed", nil, "Variables", 200, "", []int{404, 409}},
 	{"delete", "/dead-letters/{id}", "dead letters", "Delete a settled dead letter (409 while its incident is open)", nil, "", 204, "", []int{404, 409}},
+
+	{"get", "/circuits", "circuits", "List the circuit breakers jobs went through, by key: state (closed, open, half_open), failures in a row, calls and failures in the window, when it opened, its config", []string{"limit", "cursor"}, "", 200, "CircuitPage", nil},
+	{"post", "/circuits/{key}/reset", "circuits", "Close a circuit breaker (key URL-encoded) and clear its counts: jobs run again at once", nil, "", 200, "Circuit", []int{404}},
 }
 
 var (
@@ -200,6 +203,15 @@ func apiSchemas() map[string]any {
 			"attempts": num, "lastError": str, "errors": strs, "createdAt": tim, "status": str, "settledAt": tim, "definition": str,
 		}),
 		"DeadLetterPage": pageOf("DeadLetter"),
+		"Circuit": obj(map[string]any{
+			"key": str, "state": map[string]any{"type": "string", "enum": []string{"closed", "open", "half_open"}},
+			"failures": num, "calls": num, "windowFailures": num, "openedAt": tim,
+			"config": obj(map[string]any{
+				"failureThreshold": num, "failureRate": map[string]any{"type": "number"}, "minCalls": num,
+				"windowMs": num, "openTimeoutMs": num, "halfOpenCalls": num,
+			}),
+		}, "key", "state"),
+		"CircuitPage": pageOf("Circuit"),
 		"Bulk": obj(map[string]any{
 			"instance": str, "definition": str, "elementId": str, "kind": str, "jobType": str,
 			"dryRun": map[string]any{"type": "boolean"}, "variables": anyOb,

@@ -117,6 +117,7 @@ func (h *Hub) remove(c *client) {
 		h.dropDefinitionLocked(c, key)
 	}
 	delete(h.inbox, c)
+	delete(h.circuits, c)
 	h.updateInterestLocked()
 	delete(h.clients, c)
 	h.active.Add(-1)
@@ -143,8 +144,10 @@ func (h *Hub) handle(c *client, req *wsRequest) {
 		}
 	case req.Inbox:
 		h.setInbox(c, req.Type == "subscribe")
+	case req.Circuits:
+		h.setCircuits(c, req.Type == "subscribe")
 	default:
-		err = errors.New(`say what to subscribe to: "instance":ID, "definition":KEY or "inbox":true`)
+		err = errors.New(`say what to subscribe to: "instance":ID, "definition":KEY, "inbox":true or "circuits":true`)
 	}
 	if err != nil {
 		c.reply(errorFrame(err.Error()))

@@ -67,6 +67,7 @@ type (
 		Instance   string `json:"instance,omitempty"`
 		Definition string `json:"definition,omitempty"`
 		Inbox      bool   `json:"inbox,omitempty"`
+		Circuits   bool   `json:"circuits,omitempty"`
 	}
 	errorMsg struct {
 		Type    string `json:"type"` // error
@@ -80,7 +81,8 @@ type wsRequest struct {
 	Instance   string  `json:"instance"`
 	Definition string  `json:"definition"`
 	Inbox      bool    `json:"inbox"`
-	Since      *uint64 `json:"since"` // replay the instance's events with seq > since first
+	Circuits   bool    `json:"circuits"` // circuit breakers' events (circuits.go)
+	Since      *uint64 `json:"since"`    // replay the instance's events with seq > since first
 }
 
 func textFrame(v any) []byte {

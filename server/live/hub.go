@@ -60,6 +60,7 @@ type Hub struct {
 	byInstance   map[string]map[*client]*instanceSub
 	byDefinition map[string]map[*client]struct{}
 	inbox        map[*client]struct{}
+	circuits     map[*client]struct{}
 	gen          uint64 // numbers fan-outs, to send an event once to a client subscribed twice
 
 	delivered atomic.Uint64
@@ -107,6 +108,7 @@ func New(src EventSource, store engine.Queries, log *slog.Logger, cfg Config, ac
 		byInstance:   map[string]map[*client]*instanceSub{},
 		byDefinition: map[string]map[*client]struct{}{},
 		inbox:        map[*client]struct{}{},
+		circuits:     map[*client]struct{}{},
 		done:         make(chan struct{}),
 	}
 }
@@ -167,15 +169,19 @@ type interest struct {
 	instances map[string]struct{}
 	defs      map[string]struct{}
 	inbox     bool
+	circuits  bool
 }
 
 // updateInterestLocked publishes the subscriptions after a change.
 func (h *Hub) updateInterestLocked() {
-	if len(h.byInstance) == 0 && len(h.byDefinition) == 0 && len(h.inbox) == 0 {
+	if len(h.byInstance) == 0 && len(h.byDefinition) == 0 && len(h.inbox) == 0 && len(h.circuits) == 0 {
 		h.interest.Store(nil)
 		return
 	}
-	in := &interest{instances: make(map[string]struct{}, len(h.byInstance)), defs: make(map[string]struct{}, len(h.byDefinition)), inbox: len(h.inbox) > 0}
+	in := &interest{
+		instances: make(map[string]struct{}, len(h.byInstance)), defs: make(map[string]struct{}, len(h.byDefinition)),
+		inbox: len(h.inbox) > 0, circuits: len(h.circuits) > 0,
+	}
 	for id := range h.byInstance {
 		in.instances[id] = struct{}{}
 	}
@@ -191,6 +197,10 @@ func (h *Hub) relevant(in *interest, evs []engine.Event) bool {
 	want := false
 	for i := range evs {
 		ev := &evs[i]
+		if ev.InstanceID == "" { // of no instance: a circuit breaker's
+			want = want || in.circuits && isCircuitEvent(ev)
+			continue
+		}
 		if _, ok := in.instances[ev.InstanceID]; ok {
 			want = true
 		}
@@ -290,7 +300,11 @@ func (h *Hub) dispatch(evs []engine.Event) {
 		for n < len(evs) && evs[n].InstanceID == id {
 			n++
 		}
-		h.dispatchInstance(id, evs[:n])
+		if id == "" {
+			h.dispatchCircuits(evs[:n])
+		} else {
+			h.dispatchInstance(id, evs[:n])
+		}
 		evs = evs[n:]
 	}
 }

@@ -23,6 +23,17 @@ export const wfModdle = {
         .map((name) => ({ name, isAttr: true, type: 'String' })),
     },
     {
+      name: 'CircuitAttributes',
+      extends: ['bpmn:ServiceTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'],
+      properties: ['circuitBreaker', 'circuitFailureThreshold', 'circuitFailureRate', 'circuitMinCalls', 'circuitWindow', 'circuitOpenTimeout', 'circuitHalfOpenCalls']
+        .map((name) => ({ name, isAttr: true, type: 'String' })),
+    },
+    {
+      name: 'FlowAttributes',
+      extends: ['bpmn:SequenceFlow'],
+      properties: [{ name: 'fallback', isAttr: true, type: 'String' }],
+    },
+    {
       name: 'MultiInstanceAttributes',
       extends: ['bpmn:MultiInstanceLoopCharacteristics'],
       properties: ['maxParallelism', 'errorPolicy', 'errorsVariable'].map((name) => ({ name, isAttr: true, type: 'String' })),

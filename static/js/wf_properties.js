@@ -7,6 +7,9 @@ import {
 import { api } from './common.js';
 
 const jobTasks = ['bpmn:ServiceTask', 'bpmn:ScriptTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'];
+const serviceTasks = ['bpmn:ServiceTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'];
+// The circuit breaker's settings show once it is on.
+const breakerOn = (bo) => !!bo.get('wf:circuitBreaker') && bo.get('wf:circuitBreaker') !== 'false';
 
 // The fields, by the element types they belong to.
 export const wfFields = [
@@ -23,6 +26,17 @@ export const wfFields = [
   { name: 'concurrency', types: jobTasks, label: 'Concurrency', description: 'How many of these jobs may run at once' },
   { name: 'rateLimit', types: jobTasks, label: 'Rate limit', description: 'How many of these jobs may start per second' },
   { name: 'priority', types: jobTasks, label: 'Job priority', description: '0 to 100 (default 50), or an expression such as =vip ? 90 : 50: higher runs and is fetched first' },
+  { name: 'circuitBreaker', types: serviceTasks, label: 'Circuit breaker',
+    description: 'true: jobs go through a breaker keyed by the job type (the host for http), or a key tasks sharing one breaker name. Open, it fails jobs at once with the error CIRCUIT_OPEN, for an error boundary or a fallback flow' },
+  { name: 'circuitFailureThreshold', types: serviceTasks, when: breakerOn, label: 'Breaker: failures in a row', description: 'Failures in a row that open it (default 5)' },
+  { name: 'circuitFailureRate', types: serviceTasks, when: breakerOn, label: 'Breaker: failure rate', description: 'Share of failed calls in the window that opens it, e.g. 0.5 (the default)' },
+  { name: 'circuitMinCalls', types: serviceTasks, when: breakerOn, label: 'Breaker: minimum calls', description: 'Calls in the window before the failure rate counts (default 10)' },
+  { name: 'circuitWindow', types: serviceTasks, when: breakerOn, label: 'Breaker: window', description: 'ISO 8601 duration the failure rate is measured over, e.g. PT2M (the default)' },
+  { name: 'circuitOpenTimeout', types: serviceTasks, when: breakerOn, label: 'Breaker: open for', description: 'ISO 8601 duration it stays open before it lets probes through, e.g. PT1M (the default)' },
+  { name: 'circuitHalfOpenCalls', types: serviceTasks, when: breakerOn, label: 'Breaker: probes', description: 'Probes let through after it was open; that many successes close it (default 3)' },
+  { name: 'fallback', types: ['bpmn:SequenceFlow'], when: (bo) => !!bo.sourceRef && bo.sourceRef.$instanceOf('bpmn:Activity'),
+    label: 'Fallback flow', options: ['', 'true'], none: 'no',
+    description: 'true: taken only when the task\'s circuit breaker is open and no error boundary catches CIRCUIT_OPEN; never when the task completes' },
   { name: 'inboxVariables', types: ['bpmn:UserTask'], label: 'Inbox variables', description: 'Up to 3 variables, comma-separated, shown on the task\'s inbox card' },
 ];
 
@@ -42,8 +56,8 @@ function Field(props) {
   const setValue = (value) => modeling.updateModdleProperties(element, bo, { [attr]: value || undefined });
   if (field.options) {
     return h(SelectEntry, {
-      element, id, label: field.label, getValue, setValue,
-      getOptions: () => field.options.map((o) => ({ value: o, label: o || '(engine default)' })),
+      element, id, label: field.label, description: field.description, getValue, setValue,
+      getOptions: () => field.options.map((o) => ({ value: o, label: o || field.none || '(engine default)' })),
     });
   }
   return h(TextFieldEntry, { element, id, label: field.label, description: field.description, getValue, setValue, debounce });
@@ -309,7 +323,7 @@ class WfPropertiesProvider {
     return (groups) => {
       const bo = target(element);
       if (!bo) return groups;
-      const entries = wfFields.filter((f) => f.types.some((t) => bo.$instanceOf(t))).map((field) => ({
+      const entries = wfFields.filter((f) => f.types.some((t) => bo.$instanceOf(t)) && (!f.when || f.when(bo))).map((field) => ({
         id: `wf-${field.name}`, component: Field, field, bo,
         isEdited: field.options ? isSelectEntryEdited : isTextFieldEntryEdited,
       }));
