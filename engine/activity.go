@@ -138,6 +138,9 @@ func (x *instance) jobFailed(c command) {
 	if t.outer != 0 && x.innerFailed(t, msg) {
 		return // the multi-instance activity's error policy goes on without it
 	}
+	if x.branchFailed(t, errorCode(c.err), msg) {
+		return // the branch of a policy join failed: the join counts it
+	}
 	inc := x.incidentAt(t, "job", fmt.Sprintf("%s failed after %d attempt(s): %s", jobType(n), t.attempt, msg), phaseJob)
 	dl := DeadLetter{
 		ID: inc.ID, InstanceID: x.id, Definition: x.head.DefinitionKey, ElementID: n.ID, IncidentID: inc.ID, JobType: jobType(n),

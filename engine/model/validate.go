@@ -292,6 +292,7 @@ func (v *validator) node(n *Node) {
 	}
 	v.trigger(n)
 	v.activity(n)
+	v.joinPolicy(n)
 	for _, l := range n.ExecListeners {
 		if v.c.Script == nil {
 			break

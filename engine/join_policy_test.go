@@ -1,0 +1,292 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/store/memstore"
+)
+
+// forkJoin is a process p that forks to the given branch activities (ids
+// b1, b2, …, each joining by flow in1, in2, …) and joins them at the
+// parallel gateway j, with the wf: attributes attrs, before the user task
+// after.
+func forkJoin(attrs string, branches ...string) []byte {
+	var nodes, flows strings.Builder
+	for i, b := range branches {
+		fmt.Fprintf(&nodes, "\n    "+b, fmt.Sprintf("b%d", i+1))
+		fmt.Fprintf(&flows, `<sequenceFlow id="out%d" sourceRef="fork" targetRef="b%d"/><sequenceFlow id="in%d" sourceRef="b%d" targetRef="j"/>`, i+1, i+1, i+1, i+1)
+	}
+	return callBPMN(`<process id="p" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
+    <startEvent id="s"/><parallelGateway id="fork"/>` + nodes.String() + `
+    <parallelGateway id="j" ` + attrs + `/><userTask id="after"/><endEvent id="e"/>
+    <sequenceFlow id="f0" sourceRef="s" targetRef="fork"/>` + flows.String() + `
+    <sequenceFlow id="f9" sourceRef="j" targetRef="after"/><sequenceFlow id="f10" sourceRef="after" targetRef="e"/></process>`)
+}
+
+// Branch activities for forkJoin: a user task, and a service task whose
+// job fails for good.
+const (
+	waits = `<userTask id="%s"/>`
+	fails = `<serviceTask id="%s" wf:type="broken"/>`
+)
+
+func setupJoins(t *testing.T) *harness {
+	h := setup(t)
+	h.e.RegisterHandler("broken", engine.HandlerFunc(func(context.Context, *engine.Job) (map[string]any, error) {
+		return nil, engine.Permanent(errors.New("the service is broken"))
+	}))
+	return h
+}
+
+// branchResults reads the outcome of each branch from the join's results variable.
+func branchResults(t *testing.T, snap *engine.Snapshot, name string) map[string]string {
+	t.Helper()
+	all, ok := snap.Variables[name].(map[string]any)
+	require.True(t, ok, "results variable %q: %v", name, snap.Variables[name])
+	out := map[string]string{}
+	for flow, o := range all {
+		out[flow] = o.(map[string]any)["status"].(string)
+	}
+	return out
+}
+
+// TestJoinPolicyAny: one completed branch is enough; a failed one does not
+// stop it, and the last branch, not cancelled, finishes and is absorbed.
+func TestJoinPolicyAny(t *testing.T) {
+	t.Parallel()
+	h := setupJoins(t)
+	h.deploySource(forkJoin(`wf:joinPolicy="any"`, waits, fails, waits))
+	inst := h.start("p", nil)
+	require.Empty(t, h.openIncidents(inst.ID), "the failed branch is counted by the join, not an incident")
+	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "after"), "a failed branch does not count as arrived")
+
+	h.complete(inst.ID, "b1", nil)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementActivated, "after"), "one branch completed: the join goes on")
+	snap := h.instance(inst.ID)
+	require.Equal(t, map[string]string{"in1": "completed", "in2": "failed", "in3": "running"}, branchResults(t, snap, "j"))
+	require.Contains(t, snap.Variables["j"].(map[string]any)["in2"].(map[string]any)["error"], "the service is broken")
+
+	h.complete(inst.ID, "b3", nil)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementActivated, "after"), "a late branch does not fire the join again")
+	require.Equal(t, "completed", branchResults(t, h.instance(inst.ID), "j")["in3"], "its outcome is recorded")
+	h.complete(inst.ID, "after", nil)
+	h.requireStatus(inst.ID, engine.StatusCompleted)
+}
+
+// TestJoinPolicyMajority: more than half of three is two.
+func TestJoinPolicyMajority(t *testing.T) {
+	t.Parallel()
+	h := setupJoins(t)
+	h.deploySource(forkJoin(`wf:joinPolicy="majority" wf:joinResultsVariable="reviews"`, waits, fails, waits))
+	inst := h.start("p", nil)
+	h.complete(inst.ID, "b1", nil)
+	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "after"), "one of three is not a majority")
+	h.complete(inst.ID, "b3", nil)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementActivated, "after"))
+	snap := h.instance(inst.ID)
+	require.Equal(t, map[string]string{"in1": "completed", "in2": "failed", "in3": "completed"}, branchResults(t, snap, "reviews"))
+	require.NotContains(t, snap.Variables, "j", "the results go to the variable named")
+}
+
+// TestJoinPolicyNOfMCancelsTheRest: two of four, one failing; the fourth
+// branch is cancelled once two completed.
+func TestJoinPolicyNOfMCancelsTheRest(t *testing.T) {
+	t.Parallel()
+	h := setupJoins(t)
+	h.deploySource(forkJoin(`wf:joinPolicy="n_of_m" wf:joinN="2" wf:cancelRemaining="true"`, fails, waits, waits, waits))
+	inst := h.start("p", nil)
+	h.complete(inst.ID, "b2", nil)
+	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "after"))
+	h.complete(inst.ID, "b4", nil)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementActivated, "after"))
+	snap := h.instance(inst.ID)
+	require.Equal(t, map[string]string{"in1": "failed", "in2": "completed", "in3": "cancelled", "in4": "completed"}, branchResults(t, snap, "j"))
+	require.Len(t, h.tasks(inst.ID, engine.TaskOpen), 1, "b3's task is cancelled: only after's is open")
+	h.complete(inst.ID, "after", nil)
+	h.requireStatus(inst.ID, engine.StatusCompleted)
+}
+
+// TestJoinPolicyCancelRemaining: with it the branch still running is
+// cancelled when the join fires; without it, it finishes and the join
+// absorbs it.
+func TestJoinPolicyCancelRemaining(t *testing.T) {
+	t.Parallel()
+	for _, cancel := range []bool{true, false} {
+		t.Run(fmt.Sprint("cancelRemaining ", cancel), func(t *testing.T) {
+			t.Parallel()
+			h := setupJoins(t)
+			h.deploySource(forkJoin(fmt.Sprintf(`wf:joinPolicy="any" wf:cancelRemaining="%v"`, cancel), waits, waits))
+			inst := h.start("p", nil)
+			h.complete(inst.ID, "b1", nil)
+			h.complete(inst.ID, "after", nil)
+			if cancel {
+				snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+				require.Equal(t, map[string]string{"in1": "completed", "in2": "cancelled"}, branchResults(t, snap, "j"))
+				require.Equal(t, engine.TaskCancelled, h.tasks(inst.ID, engine.TaskCancelled)[0].Status)
+				return
+			}
+			require.Equal(t, engine.StatusWaiting, h.instance(inst.ID).Status, "b2 runs on")
+			h.complete(inst.ID, "b2", nil)
+			snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+			require.Equal(t, map[string]string{"in1": "completed", "in2": "completed"}, branchResults(t, snap, "j"))
+			require.Equal(t, 1, h.count(inst.ID, engine.EventElementActivated, "after"))
+		})
+	}
+}
+
+// TestJoinPolicyAllUnchanged: without a policy a parallel join waits for
+// every branch and a failure is an incident, as before; the policy all
+// waits for every branch too, and gathers their results.
+func TestJoinPolicyAllUnchanged(t *testing.T) {
+	t.Parallel()
+	h := setupJoins(t)
+	h.deploySource(forkJoin(``, waits, waits, waits))
+	inst := h.start("p", nil)
+	h.complete(inst.ID, "b1", nil)
+	h.complete(inst.ID, "b2", nil)
+	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "after"))
+	h.complete(inst.ID, "b3", nil)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementActivated, "after"))
+	require.NotContains(t, h.instance(inst.ID).Variables, "j", "no policy, no results")
+
+	h.deploySource(forkJoin(``, waits, fails))
+	inst = h.start("p", nil)
+	h.requireStatus(inst.ID, engine.StatusIncident)
+
+	h.deploySource(forkJoin(`wf:joinPolicy="all"`, waits, waits))
+	inst = h.start("p", nil)
+	h.complete(inst.ID, "b2", nil)
+	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "after"))
+	h.complete(inst.ID, "b1", nil)
+	require.Equal(t, map[string]string{"in1": "completed", "in2": "completed"}, branchResults(t, h.instance(inst.ID), "j"))
+}
+
+// TestJoinPolicyFailsWhenOutOfReach: once too many branches failed for the
+// policy, the join throws JOIN_FAILED: uncaught it is an incident at the
+// join; an error boundary of a sub-process around it catches it.
+func TestJoinPolicyFailsWhenOutOfReach(t *testing.T) {
+	t.Parallel()
+	h := setupJoins(t)
+	h.deploySource(forkJoin(`wf:joinPolicy="majority"`, fails, waits, fails))
+	inst := h.start("p", nil)
+	snap := h.requireStatus(inst.ID, engine.StatusIncident)
+	incs := h.openIncidents(inst.ID)
+	require.Len(t, incs, 1)
+	require.Equal(t, "j", incs[0].ElementID)
+	require.Contains(t, incs[0].Message, `JOIN_FAILED`)
+	require.Contains(t, incs[0].Message, `0 branch(es) of "j" completed and 2 failed: policy majority needs 2`)
+	require.Equal(t, map[string]string{"in1": "failed", "in2": "cancelled", "in3": "failed"}, branchResults(t, snap, "j"))
+	require.Empty(t, h.tasks(inst.ID, engine.TaskOpen), "b2 is cancelled: it cannot help any more")
+
+	h.deploySource(callBPMN(`<process id="q" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
+    <startEvent id="s"/>
+    <subProcess id="sub">
+      <startEvent id="ss"/><parallelGateway id="fork"/>
+      <serviceTask id="b1" wf:type="broken"/><serviceTask id="b2" wf:type="broken"/>
+      <parallelGateway id="j" wf:joinPolicy="any"/><endEvent id="se"/>
+      <sequenceFlow id="f1" sourceRef="ss" targetRef="fork"/>
+      <sequenceFlow id="f2" sourceRef="fork" targetRef="b1"/><sequenceFlow id="f3" sourceRef="fork" targetRef="b2"/>
+      <sequenceFlow id="in1" sourceRef="b1" targetRef="j"/><sequenceFlow id="in2" sourceRef="b2" targetRef="j"/>
+      <sequenceFlow id="f4" sourceRef="j" targetRef="se"/>
+    </subProcess>
+    <boundaryEvent id="caught" attachedToRef="sub"><errorEventDefinition errorRef="joinFailed"/></boundaryEvent>
+    <endEvent id="e"/><endEvent id="handled"/>
+    <sequenceFlow id="f5" sourceRef="s" targetRef="sub"/><sequenceFlow id="f6" sourceRef="sub" targetRef="e"/>
+    <sequenceFlow id="f7" sourceRef="caught" targetRef="handled"/></process>
+    <error id="joinFailed" errorCode="JOIN_FAILED"/>`))
+	inst = h.start("q", nil)
+	snap = h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "handled"))
+	require.Contains(t, snap.Variables["errorMessage"], "policy any needs 1")
+}
+
+// TestJoinPolicyBranchTimeout: branches that have not arrived an hour after
+// the fork time out; with one of three arrived, a majority is out of reach
+// and the event sub-process catching JOIN_FAILED takes over.
+func TestJoinPolicyBranchTimeout(t *testing.T) {
+	t.Parallel()
+	h := setupJoins(t)
+	timer := `<intermediateCatchEvent id="%s"><timerEventDefinition><timeDuration>PT10M</timeDuration></timerEventDefinition></intermediateCatchEvent>`
+	slow := `<intermediateCatchEvent id="%s"><timerEventDefinition><timeDuration>PT3H</timeDuration></timerEventDefinition></intermediateCatchEvent>`
+	src := string(forkJoin(`wf:joinPolicy="majority" wf:branchTimeout="PT1H"`, timer, slow, waits))
+	src = strings.Replace(src, `</process>`, `<subProcess id="onFail" triggeredByEvent="true">
+      <startEvent id="es"><errorEventDefinition errorRef="joinFailed"/></startEvent><endEvent id="handled"/>
+      <sequenceFlow id="ef" sourceRef="es" targetRef="handled"/>
+    </subProcess></process><error id="joinFailed" errorCode="JOIN_FAILED"/>`, 1)
+	h.deploySource([]byte(src))
+	inst := h.start("p", nil)
+	h.advance(10 * time.Minute)
+	require.Equal(t, "completed", branchResults(t, h.instanceRound(inst.ID), "")["in1"])
+	h.advance(49 * time.Minute)
+	require.Equal(t, engine.StatusWaiting, h.instance(inst.ID).Status, "not an hour yet")
+	h.advance(time.Minute)
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "handled"))
+	require.Equal(t, map[string]string{"in1": "completed", "in2": "timedOut", "in3": "timedOut"}, branchResults(t, snap, "j"))
+	require.Len(t, h.tasks(inst.ID, engine.TaskCancelled), 1, "b3's task is cancelled")
+	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "after"))
+}
+
+// instanceRound returns the instance with the branches its policy join has
+// counted so far as the variable "" (the round's own record).
+func (h *harness) instanceRound(id string) *engine.Snapshot {
+	h.t.Helper()
+	snap := h.instance(id)
+	for _, ts := range snap.TokenStates() {
+		if ts.Status == engine.TokenRound {
+			return &engine.Snapshot{Variables: map[string]any{"": ts.Local["branches"]}}
+		}
+	}
+	h.t.Fatalf("no join round in %s", id)
+	return nil
+}
+
+// TestJoinPolicySurvivesRestart: the branches a join counted are stored; a
+// restarted engine goes on counting from there.
+func TestJoinPolicySurvivesRestart(t *testing.T) {
+	t.Parallel()
+	st := memstore.New(memstore.WithParking(0))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	complete := func(e *engine.Engine, id, element string) {
+		t.Helper()
+		tasks, _, err := st.Tasks(ctx, engine.TaskFilter{InstanceID: id, Status: engine.TaskOpen})
+		require.NoError(t, err)
+		for _, task := range tasks {
+			if task.ElementID == element {
+				_, err := e.CompleteTask(ctx, task.ID, "tester", nil)
+				require.NoError(t, err)
+				require.NoError(t, e.WaitIdle(ctx))
+				return
+			}
+		}
+		t.Fatalf("no open task at %s", element)
+	}
+
+	first := engineOn(t, st)
+	_, _, err := first.Deploy(ctx, engine.DeployRequest{Source: forkJoin(`wf:joinPolicy="n_of_m" wf:joinN="2"`, waits, waits, waits)})
+	require.NoError(t, err)
+	inst, _, err := first.Start(ctx, engine.StartRequest{Definition: "p"})
+	require.NoError(t, err)
+	require.NoError(t, first.WaitIdle(ctx))
+	complete(first, inst.ID, "b3")
+	first.Close()
+
+	second := engineOn(t, st)
+	complete(second, inst.ID, "b1")
+	snap, err := second.Instance(ctx, inst.ID)
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"in1": "completed", "in2": "running", "in3": "completed"}, branchResults(t, snap, "j"),
+		"b3, counted before the restart, and b1 after it make two")
+	tasks, _, err := st.Tasks(ctx, engine.TaskFilter{InstanceID: inst.ID, Status: engine.TaskOpen})
+	require.NoError(t, err)
+	require.Len(t, tasks, 2, "after's task, and b2's still running")
+}
