@@ -132,8 +132,10 @@ func (x *instance) record(r *token, flow string, outcome map[string]any) {
 }
 
 // enterBranches opens the rounds of the policy joins whose branches node n
-// is in, and marks those branches running.
+// is in, and marks those branches running. Any move may take a branch's
+// last token out of it, so the joins are looked at once the tokens stop.
 func (x *instance) enterBranches(t *token, n *model.Node) {
+	x.joinsDirty = true
 	for _, pj := range x.joins {
 		i := pj.branches.Of(n)
 		if i < 0 {
@@ -185,10 +187,7 @@ func (x *instance) branchFailed(t *token, code, msg string) bool {
 				}
 				x.record(r, f, outcome)
 			}
-			if t != tok {
-				x.removeToken(t) // a token inside what cancelBranch interrupts
-			}
-			x.cancelBranch(pj, tok.scope, i)
+			x.cancelBranch(pj, tok.scope, i) // t with it, inside what it interrupts when t is not tok
 			return true
 		}
 		owner, _ := x.scopeOwner(tok.scope)

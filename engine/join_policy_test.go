@@ -249,13 +249,20 @@ func (h *harness) instanceRound(id string) *engine.Snapshot {
 	return nil
 }
 
-// TestJoinPolicySurvivesRestart: the branches a join counted are stored; a
-// restarted engine goes on counting from there.
+// TestJoinPolicySurvivesRestart: the branches a join counted are stored,
+// and its branch timeout with them; a restarted engine goes on from there.
 func TestJoinPolicySurvivesRestart(t *testing.T) {
 	t.Parallel()
-	st := memstore.New(memstore.WithParking(0))
+	st := memstore.New(memstore.WithParking(0)) // stored encoded, as a database gives them back
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	on := func(clock *engine.VirtualClock) *engine.Engine {
+		e, err := engine.New(engine.Config{Store: st, Clock: clock, Partitions: 2, NodeWorkers: 2})
+		require.NoError(t, err)
+		require.NoError(t, e.Run(context.Background()))
+		t.Cleanup(e.Close)
+		return e
+	}
 	complete := func(e *engine.Engine, id, element string) {
 		t.Helper()
 		tasks, _, err := st.Tasks(ctx, engine.TaskFilter{InstanceID: id, Status: engine.TaskOpen})
@@ -270,23 +277,107 @@ func TestJoinPolicySurvivesRestart(t *testing.T) {
 		}
 		t.Fatalf("no open task at %s", element)
 	}
+	results := func(e *engine.Engine, id string) map[string]string {
+		t.Helper()
+		snap, err := e.Instance(ctx, id)
+		require.NoError(t, err)
+		return branchResults(t, snap, "j")
+	}
 
-	first := engineOn(t, st)
-	_, _, err := first.Deploy(ctx, engine.DeployRequest{Source: forkJoin(`wf:joinPolicy="n_of_m" wf:joinN="2"`, waits, waits, waits)})
+	first := on(engine.NewVirtualClock(epoch))
+	_, _, err := first.Deploy(ctx, engine.DeployRequest{Source: forkJoin(`wf:joinPolicy="n_of_m" wf:joinN="2" wf:branchTimeout="PT1H"`, waits, waits, waits)})
 	require.NoError(t, err)
-	inst, _, err := first.Start(ctx, engine.StartRequest{Definition: "p"})
-	require.NoError(t, err)
-	require.NoError(t, first.WaitIdle(ctx))
-	complete(first, inst.ID, "b3")
+	var ids []string
+	for range 2 {
+		inst, _, err := first.Start(ctx, engine.StartRequest{Definition: "p"})
+		require.NoError(t, err)
+		require.NoError(t, first.WaitIdle(ctx))
+		complete(first, inst.ID, "b3")
+		ids = append(ids, inst.ID)
+	}
 	first.Close()
 
-	second := engineOn(t, st)
-	complete(second, inst.ID, "b1")
-	snap, err := second.Instance(ctx, inst.ID)
-	require.NoError(t, err)
-	require.Equal(t, map[string]string{"in1": "completed", "in2": "running", "in3": "completed"}, branchResults(t, snap, "j"),
+	clock := engine.NewVirtualClock(epoch.Add(30 * time.Minute))
+	second := on(clock)
+	complete(second, ids[0], "b1")
+	require.Equal(t, map[string]string{"in1": "completed", "in2": "running", "in3": "completed"}, results(second, ids[0]),
 		"b3, counted before the restart, and b1 after it make two")
-	tasks, _, err := st.Tasks(ctx, engine.TaskFilter{InstanceID: inst.ID, Status: engine.TaskOpen})
+
+	require.Eventually(t, func() bool { return clock.Pending() > 0 }, 10*time.Second, 5*time.Millisecond, "the branch timeout is armed again")
+	clock.Advance(30 * time.Minute)
+	require.NoError(t, second.WaitIdle(ctx))
+	require.Equal(t, map[string]string{"in1": "timedOut", "in2": "timedOut", "in3": "completed"}, results(second, ids[1]),
+		"an hour after the fork, b1 and b2 time out")
+	snap, err := second.Instance(ctx, ids[1])
 	require.NoError(t, err)
-	require.Len(t, tasks, 2, "after's task, and b2's still running")
+	require.Equal(t, engine.StatusIncident, snap.Status, "one of two is out of reach: JOIN_FAILED, uncaught")
+}
+
+// TestJoinPolicyInclusive: an inclusive join's branches are those its fork
+// took; majority of the two taken is both.
+func TestJoinPolicyInclusive(t *testing.T) {
+	t.Parallel()
+	h := setupJoins(t)
+	h.deploySource(callBPMN(`<process id="p" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
+    <startEvent id="s"/><inclusiveGateway id="fork"/>
+    <userTask id="b1"/><userTask id="b2"/><userTask id="b3"/>
+    <inclusiveGateway id="j" wf:joinPolicy="majority"/><userTask id="after"/>
+    <sequenceFlow id="f0" sourceRef="s" targetRef="fork"/>
+    <sequenceFlow id="out1" sourceRef="fork" targetRef="b1"><conditionExpression>=true</conditionExpression></sequenceFlow>
+    <sequenceFlow id="out2" sourceRef="fork" targetRef="b2"><conditionExpression>=false</conditionExpression></sequenceFlow>
+    <sequenceFlow id="out3" sourceRef="fork" targetRef="b3"><conditionExpression>=true</conditionExpression></sequenceFlow>
+    <sequenceFlow id="in1" sourceRef="b1" targetRef="j"/><sequenceFlow id="in2" sourceRef="b2" targetRef="j"/><sequenceFlow id="in3" sourceRef="b3" targetRef="j"/>
+    <sequenceFlow id="f9" sourceRef="j" targetRef="after"/></process>`))
+	inst := h.start("p", nil)
+	h.complete(inst.ID, "b3", nil)
+	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "after"), "one of the two taken is not more than half")
+	h.complete(inst.ID, "b1", nil)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementActivated, "after"))
+	require.Equal(t, map[string]string{"in1": "completed", "in3": "completed"}, branchResults(t, h.instance(inst.ID), "j"), "b2 was not taken")
+}
+
+// TestJoinPolicyFailureInsideSubProcess: work failing inside a sub-process
+// of a branch fails the branch; the sub-process ends with it.
+func TestJoinPolicyFailureInsideSubProcess(t *testing.T) {
+	t.Parallel()
+	h := setupJoins(t)
+	sub := `<subProcess id="%s"><startEvent id="ss"/><userTask id="inner"/><serviceTask id="deep" wf:type="broken"/><parallelGateway id="sf"/>
+      <sequenceFlow id="sf0" sourceRef="ss" targetRef="sf"/><sequenceFlow id="sf1" sourceRef="sf" targetRef="inner"/><sequenceFlow id="sf2" sourceRef="sf" targetRef="deep"/></subProcess>`
+	h.deploySource(forkJoin(`wf:joinPolicy="any"`, sub, waits))
+	inst := h.start("p", nil)
+	require.Empty(t, h.openIncidents(inst.ID))
+	snap := h.instance(inst.ID)
+	require.Equal(t, map[string]string{"in1": "failed", "in2": "running"}, branchResults(t, h.instanceRound(inst.ID), ""))
+	require.Equal(t, "deep", h.instanceRound(inst.ID).Variables[""].(map[string]any)["in1"].(map[string]any)["elementId"])
+	require.Len(t, h.tasks(inst.ID, engine.TaskOpen), 1, "the sub-process's user task is cancelled with it")
+	require.Equal(t, engine.StatusWaiting, snap.Status)
+	h.complete(inst.ID, "b2", nil)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementActivated, "after"))
+}
+
+// TestJoinPolicyDeployErrors: what cannot run is refused at deploy, naming
+// the gateway and what to write.
+func TestJoinPolicyDeployErrors(t *testing.T) {
+	t.Parallel()
+	h := setupJoins(t)
+	for attrs, want := range map[string]string{
+		`wf:joinPolicy="n_of_m"`:              `the join policy n_of_m needs N (wf:joinN)`,
+		`wf:joinPolicy="n_of_m" wf:joinN="3"`: `the join policy n_of_m asks for 3 branches but "j" joins 2: lower wf:joinN`,
+		`wf:joinPolicy="some"`:                `wf:joinPolicy "some" is not a join policy: write all, any, majority or n_of_m`,
+		`wf:joinPolicy="any" wf:joinN="1"`:    `N (wf:joinN) 1 is for the join policy n_of_m`,
+		`wf:joinN="zero"`:                     `wf:joinN "zero" is not a positive whole number`,
+		`wf:branchTimeout="an hour"`:          `wf:branchTimeout`,
+		`wf:cancelRemaining="yes please"`:     `wf:cancelRemaining "yes please": write true`,
+	} {
+		_, _, err := h.e.Deploy(h.ctx, engine.DeployRequest{Source: forkJoin(attrs, waits, waits)})
+		require.ErrorContains(t, err, want, attrs)
+	}
+	_, _, err := h.e.Deploy(h.ctx, engine.DeployRequest{Source: callBPMN(`<process id="q" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
+    <startEvent id="s"/><parallelGateway id="split" wf:joinPolicy="any"/><endEvent id="e1"/><endEvent id="e2"/>
+    <sequenceFlow id="f0" sourceRef="s" targetRef="split"/><sequenceFlow id="f1" sourceRef="split" targetRef="e1"/><sequenceFlow id="f2" sourceRef="split" targetRef="e2"/></process>`)})
+	require.ErrorContains(t, err, `the join policy of "split" needs a join: it has 1 incoming sequence flow(s)`)
+	_, _, err = h.e.Deploy(h.ctx, engine.DeployRequest{Source: callBPMN(`<process id="q" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
+    <startEvent id="s"/><exclusiveGateway id="x" wf:joinPolicy="any"/><endEvent id="e1"/>
+    <sequenceFlow id="f0" sourceRef="s" targetRef="x"/><sequenceFlow id="f1" sourceRef="x" targetRef="e1"/></process>`)})
+	require.ErrorContains(t, err, `exclusiveGateway "x" cannot have a join policy (wf:joinPolicy): only parallel and inclusive gateways`)
 }

@@ -7,7 +7,7 @@ func (v *validator) joinPolicy(n *Node) {
 		return
 	}
 	if n.Kind != KindParallelGateway && n.Kind != KindInclusiveGateway {
-		v.add(n.ID, "a %s cannot have a join policy (wf:joinPolicy): only parallel and inclusive gateways that join do; remove it", n.Kind)
+		v.add(n.ID, "%s %q cannot have a join policy (wf:joinPolicy): only parallel and inclusive gateways that join do; remove it", n.Kind, n.ID)
 		return
 	}
 	if len(n.Incoming) < 2 {
