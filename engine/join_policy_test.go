@@ -381,3 +381,29 @@ func TestJoinPolicyDeployErrors(t *testing.T) {
     <sequenceFlow id="f0" sourceRef="s" targetRef="x"/><sequenceFlow id="f1" sourceRef="x" targetRef="e1"/></process>`)})
 	require.ErrorContains(t, err, `exclusiveGateway "x" cannot have a join policy (wf:joinPolicy): only parallel and inclusive gateways`)
 }
+
+// TestJoinPolicyNested: a fork-join inside a branch of another; its
+// JOIN_FAILED, uncaught, fails the outer join's branch.
+func TestJoinPolicyNested(t *testing.T) {
+	t.Parallel()
+	h := setupJoins(t)
+	h.deploySource(callBPMN(`<process id="p" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
+    <startEvent id="s"/><parallelGateway id="fork"/><parallelGateway id="innerFork"/>
+    <serviceTask id="x1" wf:type="broken"/><serviceTask id="x2" wf:type="broken"/>
+    <parallelGateway id="inner" wf:joinPolicy="any"/><userTask id="b2"/>
+    <parallelGateway id="outer" wf:joinPolicy="any"/><userTask id="after"/>
+    <sequenceFlow id="f0" sourceRef="s" targetRef="fork"/>
+    <sequenceFlow id="f1" sourceRef="fork" targetRef="innerFork"/><sequenceFlow id="f2" sourceRef="fork" targetRef="b2"/>
+    <sequenceFlow id="g1" sourceRef="innerFork" targetRef="x1"/><sequenceFlow id="g2" sourceRef="innerFork" targetRef="x2"/>
+    <sequenceFlow id="h1" sourceRef="x1" targetRef="inner"/><sequenceFlow id="h2" sourceRef="x2" targetRef="inner"/>
+    <sequenceFlow id="in1" sourceRef="inner" targetRef="outer"/><sequenceFlow id="in2" sourceRef="b2" targetRef="outer"/>
+    <sequenceFlow id="f9" sourceRef="outer" targetRef="after"/></process>`))
+	inst := h.start("p", nil)
+	require.Empty(t, h.openIncidents(inst.ID))
+	h.complete(inst.ID, "b2", nil)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementActivated, "after"))
+	snap := h.instance(inst.ID)
+	require.Equal(t, map[string]string{"h1": "failed", "h2": "failed"}, branchResults(t, snap, "inner"))
+	require.Equal(t, map[string]string{"in1": "failed", "in2": "completed"}, branchResults(t, snap, "outer"))
+	require.Equal(t, "JOIN_FAILED", snap.Variables["outer"].(map[string]any)["in1"].(map[string]any)["errorCode"])
+}
