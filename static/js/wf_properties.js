@@ -7,6 +7,7 @@ import {
 import { api } from './common.js';
 
 const jobTasks = ['bpmn:ServiceTask', 'bpmn:ScriptTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'];
+const joins = ['bpmn:ParallelGateway', 'bpmn:InclusiveGateway'];
 
 // The fields, by the element types they belong to.
 export const wfFields = [
@@ -24,6 +25,14 @@ export const wfFields = [
   { name: 'rateLimit', types: jobTasks, label: 'Rate limit', description: 'How many of these jobs may start per second' },
   { name: 'priority', types: jobTasks, label: 'Job priority', description: '0 to 100 (default 50), or an expression such as =vip ? 90 : 50: higher runs and is fetched first' },
   { name: 'inboxVariables', types: ['bpmn:UserTask'], label: 'Inbox variables', description: 'Up to 3 variables, comma-separated, shown on the task\'s inbox card' },
+  // A join policy, on a gateway where branches join (engine/join_policy.go).
+  { name: 'joinPolicy', types: joins, label: 'Join policy', options: ['', 'all', 'any', 'majority', 'n_of_m'],
+    description: 'Goes on once enough branches completed: all, any (one), majority (more than half), n_of_m (N below). A branch whose work fails for good counts as failed; when the policy is out of reach the join throws the BPMN error JOIN_FAILED' },
+  { name: 'joinN', types: joins, label: 'N branches', description: 'With n_of_m: how many branches must complete, e.g. 2' },
+  { name: 'branchTimeout', types: joins, label: 'Branch timeout', description: 'ISO 8601 duration from the fork after which a branch that has not arrived is cancelled and counts as failed, e.g. PT10M' },
+  { name: 'cancelRemaining', types: joins, label: 'Cancel remaining', options: ['', 'true', 'false'],
+    description: 'true: the branches still running are cancelled when the join goes on; false (default): they finish and end at the join' },
+  { name: 'joinResultsVariable', types: joins, label: 'Results variable', description: 'Gets each branch\'s {status, error} by incoming flow id; default the gateway\'s id' },
 ];
 
 // target is the moddle element the fields of element edit: the process of a
@@ -42,7 +51,7 @@ function Field(props) {
   const setValue = (value) => modeling.updateModdleProperties(element, bo, { [attr]: value || undefined });
   if (field.options) {
     return h(SelectEntry, {
-      element, id, label: field.label, getValue, setValue,
+      element, id, label: field.label, description: field.description, getValue, setValue,
       getOptions: () => field.options.map((o) => ({ value: o, label: o || '(engine default)' })),
     });
   }
