@@ -24,8 +24,10 @@ import (
 // enough branches completed, or throws JoinFailedCode from it when that can
 // no longer happen. After it fired, the branches still running are
 // cancelled (CancelRemaining) or go on and are absorbed when they arrive;
-// the round ends when no token is left in its branches. Being a token, a
-// round is stored and restored with the instance, and its timer re-armed.
+// the round ends when no token is left in its branches, or when a loop
+// brings a new pass from the fork (the late tokens then count for the new
+// round). Being a token, a round is stored and restored with the instance,
+// and its timer re-armed.
 
 // JoinFailedCode is the BPMN error a policy join throws when too many of its
 // branches failed for the policy to be met.
@@ -134,7 +136,7 @@ func (x *instance) record(r *token, flow string, outcome map[string]any) {
 // enterBranches opens the rounds of the policy joins whose branches node n
 // is in, and marks those branches running. Any move may take a branch's
 // last token out of it, so the joins are looked at once the tokens stop.
-func (x *instance) enterBranches(t *token, n *model.Node) {
+func (x *instance) enterBranches(t *token, n *model.Node, via *model.Flow) {
 	x.joinsDirty = true
 	for _, pj := range x.joins {
 		i := pj.branches.Of(n)
@@ -142,6 +144,12 @@ func (x *instance) enterBranches(t *token, n *model.Node) {
 			continue
 		}
 		r := x.round(pj, t.scope)
+		if r.local[roundFired] == true && via != nil && pj.branches.Of(via.Source) != i {
+			// A new pass from the fork (a loop) while the last round's late
+			// branches still run: they count for the new round from here.
+			x.removeToken(r)
+			r = x.round(pj, t.scope)
+		}
 		if f := pj.node.Incoming[i].ID; branchStatus(r, f) == "" {
 			x.record(r, f, map[string]any{"status": branchRunning})
 		}

@@ -185,6 +185,10 @@ func TestJoinPolicyFailsWhenOutOfReach(t *testing.T) {
 	require.Contains(t, incs[0].Message, `0 branch(es) of "j" completed and 2 failed: policy majority needs 2`)
 	require.Equal(t, map[string]string{"in1": "failed", "in2": "cancelled", "in3": "failed"}, branchResults(t, snap, "j"))
 	require.Empty(t, h.tasks(inst.ID, engine.TaskOpen), "b2 is cancelled: it cannot help any more")
+	_, err := h.e.ResolveIncident(h.ctx, inst.ID, incs[0].ID, nil)
+	require.NoError(t, err)
+	h.idle()
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementActivated, "after"), "resolving the incident goes on past the join")
 
 	h.deploySource(callBPMN(`<process id="q" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
     <startEvent id="s"/>
@@ -406,4 +410,35 @@ func TestJoinPolicyNested(t *testing.T) {
 	require.Equal(t, map[string]string{"h1": "failed", "h2": "failed"}, branchResults(t, snap, "inner"))
 	require.Equal(t, map[string]string{"in1": "failed", "in2": "completed"}, branchResults(t, snap, "outer"))
 	require.Equal(t, "JOIN_FAILED", snap.Variables["outer"].(map[string]any)["in1"].(map[string]any)["errorCode"])
+}
+
+// TestJoinPolicyInALoop: the process loops back to the fork while a late
+// branch of the last pass still runs; the next pass is a new round.
+func TestJoinPolicyInALoop(t *testing.T) {
+	t.Parallel()
+	h := setupJoins(t)
+	h.deploySource(callBPMN(`<process id="p" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
+    <startEvent id="s"/><exclusiveGateway id="again"/><parallelGateway id="fork"/>
+    <userTask id="b1"/><userTask id="b2"/><parallelGateway id="j" wf:joinPolicy="any"/>
+    <scriptTask id="count" scriptFormat="javascript"><script>return {passes: (typeof passes === 'number' ? passes : 0) + 1}</script></scriptTask>
+    <exclusiveGateway id="more" default="done"/><endEvent id="e"/>
+    <sequenceFlow id="f0" sourceRef="s" targetRef="again"/><sequenceFlow id="f1" sourceRef="again" targetRef="fork"/>
+    <sequenceFlow id="f2" sourceRef="fork" targetRef="b1"/><sequenceFlow id="f3" sourceRef="fork" targetRef="b2"/>
+    <sequenceFlow id="in1" sourceRef="b1" targetRef="j"/><sequenceFlow id="in2" sourceRef="b2" targetRef="j"/>
+    <sequenceFlow id="f4" sourceRef="j" targetRef="count"/><sequenceFlow id="f5" sourceRef="count" targetRef="more"/>
+    <sequenceFlow id="loop" sourceRef="more" targetRef="again"><conditionExpression>passes &lt; 2</conditionExpression></sequenceFlow>
+    <sequenceFlow id="done" sourceRef="more" targetRef="e"/></process>`))
+	inst := h.start("p", nil)
+	h.complete(inst.ID, "b1", nil)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "count"))
+	h.complete(inst.ID, "b1", nil) // the second pass's
+	require.Equal(t, 2, h.count(inst.ID, engine.EventElementCompleted, "count"), "the second pass fires the join again")
+	for _, task := range h.tasks(inst.ID, engine.TaskOpen) {
+		require.Equal(t, "b2", task.ElementID)
+		_, err := h.e.CompleteTask(h.ctx, task.ID, "tester", nil)
+		require.NoError(t, err)
+	}
+	h.idle()
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.EqualValues(t, 2, snap.Variables["passes"], "late branches never fire the join")
 }

@@ -54,7 +54,7 @@ func (x *instance) enter(t *token, n *model.Node, via *model.Flow) {
 	t.node, t.via, t.status, t.attempt = n, via, TokenActive, 0
 	x.emit(EventElementActivated, n, t, nil)
 	if x.joins != nil {
-		x.enterBranches(t, n)
+		x.enterBranches(t, n, via)
 	}
 	if len(n.ExecListeners) > 0 && !x.runExecListeners(t, model.ListenStart) {
 		return
