@@ -412,6 +412,9 @@ func (x *instance) scopesWithVars(t *token) []*scope {
 // setVarsAt writes values as seen from token t: a variable that a scope
 // around t holds as its own changes there, any other in the instance.
 func (x *instance) setVarsAt(t *token, values map[string]any) {
+	if x.joins != nil {
+		x.branchSet(t, values) // for the join's results (join_policy.go)
+	}
 	scs := x.scopesWithVars(t)
 	if len(scs) == 0 {
 		x.setVars(values)

@@ -44,8 +44,9 @@ const (
 
 // Keys of a round token's local variables.
 const (
-	roundBranches = "branches" // incoming flow id → {status, error, errorCode}
-	roundFired    = "fired"
+	roundBranches  = "branches"  // incoming flow id → {status, error, errorCode, elementId}
+	roundVariables = "variables" // incoming flow id → the variables the branch set
+	roundFired     = "fired"
 )
 
 // policyJoin is a join with a join policy and its branches.
@@ -205,6 +206,41 @@ func (x *instance) branchFailed(t *token, code, msg string) bool {
 		tok = x.activityToken(owner)
 	}
 	return false
+}
+
+// branchSet keeps the variables that work in a branch of a policy join set
+// (token t's, or that of a sub-process around it), for the join's results.
+func (x *instance) branchSet(t *token, values map[string]any) {
+	if len(values) == 0 {
+		return
+	}
+	for tok := x.activityToken(t); tok != nil; {
+		for _, pj := range x.joins {
+			if i := pj.branches.Of(tok.node); i >= 0 {
+				r := x.round(pj, tok.scope)
+				flow := pj.node.Incoming[i].ID
+				all, _ := r.local[roundVariables].(map[string]any)
+				all = maps.Clone(all) // a stored snapshot may share it
+				if all == nil {
+					all = map[string]any{}
+				}
+				set, _ := all[flow].(map[string]any)
+				set = maps.Clone(set)
+				if set == nil {
+					set = map[string]any{}
+				}
+				maps.Copy(set, values)
+				all[flow] = set
+				r.local = maps.Clone(r.local)
+				r.local[roundVariables] = all
+			}
+		}
+		owner, _ := x.scopeOwner(tok.scope)
+		if owner == nil {
+			return
+		}
+		tok = x.activityToken(owner)
+	}
 }
 
 // branchesTimedOut ends the branches of round r that have not arrived when
@@ -367,16 +403,23 @@ func (x *instance) cancelRunning(pj *policyJoin, r *token, live []bool) {
 }
 
 // writeResults sets the join's results variable: each branch's outcome by
-// the id of the incoming flow it comes in by.
+// the id of the incoming flow it comes in by, with the variables it set.
 func (x *instance) writeResults(r *token) {
 	p := r.node.JoinPolicy
 	name := cmp.Or(p.ResultsVariable, r.node.ID)
 	all, _ := r.local[roundBranches].(map[string]any)
+	vars, _ := r.local[roundVariables].(map[string]any)
 	results := make(map[string]any, len(all))
 	for f, o := range all {
-		if m, ok := o.(map[string]any); ok {
-			results[f] = maps.Clone(m)
+		m, ok := o.(map[string]any)
+		if !ok {
+			continue
 		}
+		m = maps.Clone(m)
+		if set, ok := vars[f].(map[string]any); ok {
+			m["variables"] = maps.Clone(set)
+		}
+		results[f] = m
 	}
 	x.setVarsAt(r, map[string]any{name: results})
 	x.emit(EventVariablesChanged, r.node, r, map[string]any{"variables": []any{name}})

@@ -87,13 +87,18 @@ func TestJoinPolicyMajority(t *testing.T) {
 	h := setupJoins(t)
 	h.deploySource(forkJoin(`wf:joinPolicy="majority" wf:joinResultsVariable="reviews"`, waits, fails, waits))
 	inst := h.start("p", nil)
-	h.complete(inst.ID, "b1", nil)
+	h.complete(inst.ID, "b1", map[string]any{"score": 3})
 	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "after"), "one of three is not a majority")
-	h.complete(inst.ID, "b3", nil)
+	h.complete(inst.ID, "b3", map[string]any{"score": 5, "note": "fine"})
 	require.Equal(t, 1, h.count(inst.ID, engine.EventElementActivated, "after"))
 	snap := h.instance(inst.ID)
 	require.Equal(t, map[string]string{"in1": "completed", "in2": "failed", "in3": "completed"}, branchResults(t, snap, "reviews"))
 	require.NotContains(t, snap.Variables, "j", "the results go to the variable named")
+	reviews := snap.Variables["reviews"].(map[string]any)
+	require.Equal(t, map[string]any{"score": 3}, reviews["in1"].(map[string]any)["variables"], "each branch's own variables, as it set them")
+	require.Equal(t, map[string]any{"score": 5, "note": "fine"}, reviews["in3"].(map[string]any)["variables"])
+	require.NotContains(t, reviews["in2"], "variables", "the failed branch set none")
+	require.EqualValues(t, 5, snap.Variables["score"], "the instance's variable is the last one set, as always")
 }
 
 // TestJoinPolicyNOfMCancelsTheRest: two of four, one failing; the fourth

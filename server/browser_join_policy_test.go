@@ -66,6 +66,6 @@ func TestBrowserDesignerJoinPolicy(t *testing.T) {
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		snap, err := srv.eng.Instance(ctx, inst.ID)
-		return err == nil && snap.Status == engine.StatusCompleted && fmt.Sprint(snap.Variables["outcome"]) == "map[f4:map[status:completed] f5:map[status:cancelled]]"
+		return err == nil && snap.Status == engine.StatusCompleted && fmt.Sprint(snap.Variables["outcome"]) == "map[f4:map[status:completed variables:map[a:1]] f5:map[status:cancelled]]"
 	}, 10*time.Second, 10*time.Millisecond, "the script branch is enough; the user task is cancelled")
 }
