@@ -77,12 +77,7 @@ var wfAttributes = map[string]func(x *extension, v string){
 		}
 		x.n.Human.InboxVariables = names
 	},
-	"resultVariable":      func(x *extension, v string) { x.resultVariable(v) },
-	"joinPolicy":          readJoinPolicy,
-	"joinN":               readJoinN,
-	"branchTimeout":       func(x *extension, v string) { x.duration("wf:branchTimeout", v, &x.joinPolicy().BranchTimeout) },
-	"cancelRemaining":     readCancelRemaining,
-	"joinResultsVariable": func(x *extension, v string) { x.joinPolicy().ResultsVariable = strings.TrimSpace(v) },
+	"resultVariable": func(x *extension, v string) { x.resultVariable(v) },
 	"correlationKey": func(x *extension, v string) {
 		if x.n.Message == nil {
 			x.problem("wf:correlationKey needs a message: reference one with messageRef")
@@ -90,6 +85,11 @@ var wfAttributes = map[string]func(x *extension, v string){
 		}
 		x.n.Message.CorrelationKey = v
 	},
+	"joinPolicy":          readJoinPolicy,
+	"joinN":               readJoinN,
+	"branchTimeout":       func(x *extension, v string) { x.duration("wf:branchTimeout", v, &x.joinPolicy().BranchTimeout) },
+	"cancelRemaining":     readCancelRemaining,
+	"joinResultsVariable": func(x *extension, v string) { x.joinPolicy().ResultsVariable = strings.TrimSpace(v) },
 }
 
 // wf reads our extensions: wf: attributes on the element, and wf:input,

@@ -32,7 +32,7 @@ export const wfFields = [
   { name: 'branchTimeout', types: joins, label: 'Branch timeout', description: 'ISO 8601 duration from the fork after which a branch that has not arrived is cancelled and counts as failed, e.g. PT10M' },
   { name: 'cancelRemaining', types: joins, label: 'Cancel remaining', options: ['', 'true', 'false'],
     description: 'true: the branches still running are cancelled when the join goes on; false (default): they finish and end at the join' },
-  { name: 'joinResultsVariable', types: joins, label: 'Results variable', description: 'Gets each branch\'s {status, error} by incoming flow id; default the gateway\'s id' },
+  { name: 'joinResultsVariable', types: joins, label: 'Results variable', description: 'Gets each branch\'s {status, error, variables it set} by incoming flow id; default the gateway\'s id' },
 ];
 
 // target is the moddle element the fields of element edit: the process of a
