@@ -331,7 +331,7 @@ func (x *instance) settle(r *token) bool {
 			x.fireRound(pj, r, live, succeeded, failed)
 			return true
 		case branches-failed < need:
-			x.failRound(pj, r, live, succeeded, failed, need)
+			x.failRound(pj, r, live, succeeded, failed, branches, need)
 			return true
 		}
 		return false
@@ -376,13 +376,13 @@ func (x *instance) fireRound(pj *policyJoin, r *token, live []bool, succeeded, f
 
 // failRound ends round r, its policy out of reach, and throws
 // JoinFailedCode from its join.
-func (x *instance) failRound(pj *policyJoin, r *token, live []bool, succeeded, failed, need int) {
+func (x *instance) failRound(pj *policyJoin, r *token, live []bool, succeeded, failed, branches, need int) {
 	j, p := pj.node, pj.node.JoinPolicy
 	x.disarmToken(r)
 	x.cancelRunning(pj, r, live)
 	x.writeResults(r)
 	x.removeToken(r)
-	msg := fmt.Sprintf("%d branch(es) of %q completed and %d failed: policy %s needs %d", succeeded, j.ID, failed, cmp.Or(p.Policy, model.JoinAll), need)
+	msg := fmt.Sprintf("%d of the %d branches of %q completed and %d failed: policy %s needs %d to complete", succeeded, branches, j.ID, failed, cmp.Or(p.Policy, model.JoinAll), need)
 	t := x.newToken(r.scope)
 	t.node = j
 	x.throwError(t, j, JoinFailedCode, msg)

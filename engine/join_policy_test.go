@@ -187,7 +187,7 @@ func TestJoinPolicyFailsWhenOutOfReach(t *testing.T) {
 	require.Len(t, incs, 1)
 	require.Equal(t, "j", incs[0].ElementID)
 	require.Contains(t, incs[0].Message, `JOIN_FAILED`)
-	require.Contains(t, incs[0].Message, `0 branch(es) of "j" completed and 2 failed: policy majority needs 2`)
+	require.Contains(t, incs[0].Message, `0 of the 3 branches of "j" completed and 2 failed: policy majority needs 2 to complete`)
 	require.Equal(t, map[string]string{"in1": "failed", "in2": "cancelled", "in3": "failed"}, branchResults(t, snap, "j"))
 	require.Empty(t, h.tasks(inst.ID, engine.TaskOpen), "b2 is cancelled: it cannot help any more")
 	_, err := h.e.ResolveIncident(h.ctx, inst.ID, incs[0].ID, nil)
@@ -214,7 +214,7 @@ func TestJoinPolicyFailsWhenOutOfReach(t *testing.T) {
 	inst = h.start("q", nil)
 	snap = h.requireStatus(inst.ID, engine.StatusCompleted)
 	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "handled"))
-	require.Contains(t, snap.Variables["errorMessage"], "policy any needs 1")
+	require.Contains(t, snap.Variables["errorMessage"], "0 of the 2 branches of \"j\" completed and 2 failed: policy any needs 1 to complete")
 }
 
 // TestJoinPolicyBranchTimeout: branches that have not arrived an hour after
