@@ -23,4 +23,9 @@
 //   - Failed work is retried by the activity's RetryPolicy; when retries run
 //     out the token gets an incident (and the job a dead letter), unless the
 //     activity has a catch-all error boundary event, which then takes the token.
+//   - A parallel or inclusive join with a join policy (join_policy.go) counts
+//     its branches' outcomes instead of waiting for all: work failing for good
+//     in a branch, with nothing to catch it, fails that branch (not an
+//     incident), and the join throws JOIN_FAILED once the policy is out of
+//     reach. Processes without one pay nothing for it.
 package engine
