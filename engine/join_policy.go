@@ -233,11 +233,11 @@ func joinNeeds(p *model.JoinPolicy, branches int) int {
 func (x *instance) fireRound(pj *policyJoin, r *token, live []bool, succeeded, failed int) {
 	j, p := pj.node, pj.node.JoinPolicy
 	x.disarmToken(r) // the branch timeout has no more to decide
-	r.local = maps.Clone(r.local)
-	r.local[roundFired] = true
 	if p.CancelRemaining {
 		x.cancelRunning(pj, r, live)
 	}
+	r.local = maps.Clone(r.local)
+	r.local[roundFired] = true // from here on each outcome rewrites the results (record)
 	x.writeResults(r)
 	x.emit(EventGatewayActivated, j, r, map[string]any{"policy": cmp.Or(p.Policy, model.JoinAll), "completed": succeeded, "failed": failed})
 	if !slices.Contains(live, true) {
