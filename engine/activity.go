@@ -148,6 +148,9 @@ func (x *instance) jobFailed(c command) {
 	if t.outer != 0 && x.innerFailed(t, msg) {
 		return // the multi-instance activity's error policy goes on without it
 	}
+	if x.branchFailed(t, errorCode(c.err), msg) {
+		return // the branch of a policy join failed: the join counts it
+	}
 	if x.failsFast() {
 		x.failFast(t, errorCode(c.err), msg)
 		return

@@ -156,6 +156,10 @@ func (x *instance) timerFired(id uint64) {
 	if t == nil {
 		return
 	}
+	if t.status == TokenRound {
+		x.branchesTimedOut(t, s)
+		return
+	}
 	if t.status == TokenRetry && s.ElementID == t.node.ID {
 		x.removeSubscription(s)
 		x.retryJob(command{token: t.id})

@@ -23,6 +23,7 @@ type deployment struct {
 	rec   DefinitionRecord
 	def   *model.Definition
 	reach map[*model.Process]*gateways.Reachability
+	joins map[*model.Process][]*policyJoin // processes with policy joins only (join_policy.go)
 	// jobDetail is the detail of a job's first job.created event per node,
 	// built once: event details are never changed, so they can be shared.
 	jobDetail map[*model.Node]map[string]any
@@ -82,11 +83,14 @@ func (d *deployments) load(rec DefinitionRecord) (*deployment, error) {
 
 func newDeployment(rec DefinitionRecord, def *model.Definition) *deployment {
 	dep := &deployment{
-		rec: rec, def: def, reach: map[*model.Process]*gateways.Reachability{},
+		rec: rec, def: def, reach: map[*model.Process]*gateways.Reachability{}, joins: map[*model.Process][]*policyJoin{},
 		jobDetail: map[*model.Node]map[string]any{},
 	}
 	for _, p := range def.Processes {
 		dep.reach[p] = gateways.NewReachability(p)
+		if pj := policyJoinsOf(p); pj != nil {
+			dep.joins[p] = pj
+		}
 		for _, n := range p.AllNodes {
 			if n.Kind == model.KindServiceTask || n.Kind == model.KindScriptTask {
 				dep.jobDetail[n] = map[string]any{"type": jobType(n), "attempt": 1}

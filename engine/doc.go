@@ -26,4 +26,9 @@
 //     or the process fails fast (Limits.OnFailure fail, a JSON DAG's default):
 //     the instance's other branches are cancelled and it ends failed
 //     (failfast.go).
+//   - A parallel or inclusive join with a join policy (join_policy.go) counts
+//     its branches' outcomes instead of waiting for all: work failing for good
+//     in a branch, with nothing to catch it, fails that branch (not an
+//     incident), and the join throws JOIN_FAILED once the policy is out of
+//     reach. Processes without one pay nothing for it.
 package engine

@@ -18,7 +18,7 @@ const (
 	EventElementTerminated EventType = "element.terminated" // a token was removed without completing (cancel, interrupt, terminate)
 	EventFlowTaken         EventType = "flow.taken"
 	EventGatewayDecided    EventType = "gateway.decided"   // which conditions held and which flows were chosen
-	EventGatewayActivated  EventType = "gateway.activated" // a complex gateway's activation condition held: it joined
+	EventGatewayActivated  EventType = "gateway.activated" // a complex gateway's activation condition held, or a join's policy (join_policy.go) was met: it joined
 	EventGatewayReset      EventType = "gateway.reset"     // a complex gateway's other branches came (or cannot): it waits for start again
 
 	EventJobCreated    EventType = "job.created"

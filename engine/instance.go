@@ -38,6 +38,7 @@ type instance struct {
 	compensable []Compensable     // completed activities a compensation can undo (compensation.go)
 	endCode     string            // a called instance ended by a BPMN error it passes to its caller
 	endMsg      string
+	joins       []*policyJoin // the process's joins with a join policy (join_policy.go); nil for most
 
 	// the change being built
 	ctx         context.Context
@@ -105,7 +106,7 @@ type step struct {
 func newInstance(p *partition, req *startRequest) *instance {
 	x := &instance{
 		p: p, e: p.e, id: req.snap.ID, dep: req.dep, proc: req.proc,
-		head: *req.snap, status: StatusRunning,
+		head: *req.snap, status: StatusRunning, joins: req.dep.joins[req.proc],
 		vars: req.snap.Variables,
 		// A start with a request id stored its instance (CreateInstance) before it ran.
 		unstored: !req.claimed,
@@ -127,7 +128,7 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 	}
 	x := &instance{
 		p: p, e: p.e, id: s.ID, dep: dep, proc: proc, head: *s,
-		status: s.Status, seq: s.Seq, vars: s.Variables, nextID: s.NextID, compensable: s.Compensable,
+		status: s.Status, seq: s.Seq, vars: s.Variables, nextID: s.NextID, compensable: s.Compensable, joins: dep.joins[proc],
 	}
 	if x.vars == nil {
 		x.vars = map[string]any{}
@@ -411,6 +412,9 @@ func (x *instance) scopesWithVars(t *token) []*scope {
 // setVarsAt writes values as seen from token t: a variable that a scope
 // around t holds as its own changes there, any other in the instance.
 func (x *instance) setVarsAt(t *token, values map[string]any) {
+	if x.joins != nil {
+		x.branchSet(t, values) // for the join's results (join_policy.go)
+	}
 	scs := x.scopesWithVars(t)
 	if len(scs) == 0 {
 		x.setVars(values)

@@ -34,4 +34,5 @@ const (
 	TokenCall         TokenStatus = "call"         // waiting for the instance its call activity started
 	TokenCompensating TokenStatus = "compensating" // a compensation throw waiting for the handlers it started
 	TokenReset        TokenStatus = "reset"        // a complex gateway that fired, waiting for the other branches
+	TokenRound        TokenStatus = "round"        // what the branches of a join with a join policy did (join_policy.go)
 )

@@ -28,7 +28,7 @@ func (x *instance) drain() {
 		if x.status.Done() {
 			return
 		}
-		if x.joinsDirty && (x.fireInclusiveJoins() || x.fireComplexJoins()) {
+		if x.joinsDirty && (x.fireInclusiveJoins() || x.fireComplexJoins() || x.settleJoins()) {
 			continue
 		}
 		if x.checkConditions() {
@@ -53,6 +53,9 @@ func (x *instance) goTo(t *token, f *model.Flow) {
 func (x *instance) enter(t *token, n *model.Node, via *model.Flow) {
 	t.node, t.via, t.status, t.attempt = n, via, TokenActive, 0
 	x.emit(EventElementActivated, n, t, nil)
+	if x.joins != nil {
+		x.enterBranches(t, n, via)
+	}
 	if len(n.ExecListeners) > 0 && !x.runExecListeners(t, model.ListenStart) {
 		return
 	}
@@ -277,6 +280,10 @@ func (x *instance) throw(t *token) {
 func (x *instance) park(t *token) {
 	t.status = TokenJoin
 	n := t.node
+	if n.JoinPolicy != nil && n.Kind != model.KindComplexGateway {
+		x.arriveAtPolicyJoin(t)
+		return
+	}
 	if n.Kind == model.KindInclusiveGateway || n.Kind == model.KindComplexGateway {
 		x.joinsDirty = true
 		return

@@ -137,6 +137,9 @@ func (x *instance) throwError(t *token, n *model.Node, code, message string) {
 			break
 		}
 	}
+	if x.branchFailed(t, code, message) {
+		return // the branch of a policy join failed: the join counts it
+	}
 	if x.propagateError(t, n, code, message) {
 		return
 	}

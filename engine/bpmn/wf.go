@@ -105,6 +105,11 @@ var wfAttributes = map[string]func(x *extension, v string){
 		}
 		x.n.Message.CorrelationKey = v
 	},
+	"joinPolicy":          readJoinPolicy,
+	"joinN":               readJoinN,
+	"branchTimeout":       func(x *extension, v string) { x.duration("wf:branchTimeout", v, &x.joinPolicy().BranchTimeout) },
+	"cancelRemaining":     readCancelRemaining,
+	"joinResultsVariable": func(x *extension, v string) { x.joinPolicy().ResultsVariable = strings.TrimSpace(v) },
 }
 
 // wf reads our extensions: wf: attributes on the element, and wf:input,

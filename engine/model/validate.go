@@ -295,6 +295,7 @@ func (v *validator) node(n *Node) {
 	if n.Circuit != nil {
 		v.circuit(n)
 	}
+	v.joinPolicy(n)
 	for _, l := range n.ExecListeners {
 		if v.c.Script == nil {
 			break

@@ -39,6 +39,12 @@ export const wfModdle = {
       properties: ['maxParallelism', 'errorPolicy', 'errorsVariable'].map((name) => ({ name, isAttr: true, type: 'String' })),
     },
     {
+      name: 'JoinAttributes',
+      extends: ['bpmn:ParallelGateway', 'bpmn:InclusiveGateway'],
+      properties: ['joinPolicy', 'joinN', 'branchTimeout', 'cancelRemaining', 'joinResultsVariable']
+        .map((name) => ({ name, isAttr: true, type: 'String' })),
+    },
+    {
       name: 'TimerAttributes',
       extends: ['bpmn:TimerEventDefinition'],
       properties: [{ name: 'timeZone', isAttr: true, type: 'String' }],

@@ -10,6 +10,7 @@ const jobTasks = ['bpmn:ServiceTask', 'bpmn:ScriptTask', 'bpmn:SendTask', 'bpmn:
 const serviceTasks = ['bpmn:ServiceTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'];
 // The circuit breaker's settings show once it is on.
 const breakerOn = (bo) => !!bo.get('wf:circuitBreaker') && bo.get('wf:circuitBreaker') !== 'false';
+const joins = ['bpmn:ParallelGateway', 'bpmn:InclusiveGateway'];
 
 // The fields, by the element types they belong to.
 export const wfFields = [
@@ -38,6 +39,14 @@ export const wfFields = [
     label: 'Fallback flow', options: ['', 'true'], none: 'no',
     description: 'true: taken only when the task\'s circuit breaker is open and no error boundary catches CIRCUIT_OPEN; never when the task completes' },
   { name: 'inboxVariables', types: ['bpmn:UserTask'], label: 'Inbox variables', description: 'Up to 3 variables, comma-separated, shown on the task\'s inbox card' },
+  // A join policy, on a gateway where branches join (engine/join_policy.go).
+  { name: 'joinPolicy', types: joins, label: 'Join policy', options: ['', 'all', 'any', 'majority', 'n_of_m'],
+    description: 'Goes on once enough branches completed: all, any (one), majority (more than half), n_of_m (N below). A branch whose work fails for good counts as failed; when the policy is out of reach the join throws the BPMN error JOIN_FAILED' },
+  { name: 'joinN', types: joins, label: 'N branches', description: 'With n_of_m: how many branches must complete, e.g. 2' },
+  { name: 'branchTimeout', types: joins, label: 'Branch timeout', description: 'ISO 8601 duration from the fork after which a branch that has not arrived is cancelled and counts as failed, e.g. PT10M' },
+  { name: 'cancelRemaining', types: joins, label: 'Cancel remaining', options: ['', 'true', 'false'],
+    description: 'true: the branches still running are cancelled when the join goes on; false (default): they finish and end at the join' },
+  { name: 'joinResultsVariable', types: joins, label: 'Results variable', description: 'Gets each branch\'s {status, error, variables it set} by incoming flow id; default the gateway\'s id' },
 ];
 
 // target is the moddle element the fields of element edit: the process of a
