@@ -85,6 +85,7 @@ func (x *instance) jobDone(c command) {
 		return // stale: the activity was interrupted or already done
 	}
 	x.unlockExternal(t)
+	x.moveLetter(t, DeadLetterReplayed, "")
 	if t.listener != nil {
 		x.listenerDone(t, c.vars)
 		return
@@ -102,6 +103,7 @@ func (x *instance) jobFailed(c command) {
 	x.unlockExternal(t)
 	var be *BPMNError
 	if errors.As(c.err, &be) {
+		x.moveLetter(t, DeadLetterReplayed, "") // the process handles what the job answered
 		x.throwError(t, n, be.Code, be.Message)
 		return
 	}
@@ -139,12 +141,7 @@ func (x *instance) jobFailed(c command) {
 		return // the multi-instance activity's error policy goes on without it
 	}
 	inc := x.incidentAt(t, "job", fmt.Sprintf("%s failed after %d attempt(s): %s", jobType(n), t.attempt, msg), phaseJob)
-	dl := DeadLetter{
-		ID: inc.ID, InstanceID: x.id, Definition: x.head.DefinitionKey, ElementID: n.ID, IncidentID: inc.ID, JobType: jobType(n),
-		Attempts: t.attempt, LastError: msg, Errors: []string{msg}, Created: x.now, Status: DeadLetterOpen,
-	}
-	x.deadLetters = append(x.deadLetters, dl)
-	x.emit(EventDeadLettered, n, t, map[string]any{"jobType": dl.JobType, "attempts": dl.Attempts})
+	x.deadLetter(t, inc, msg)
 }
 
 // retryJob runs the next attempt once the backoff has passed.

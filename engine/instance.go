@@ -40,21 +40,21 @@ type instance struct {
 	endMsg      string
 
 	// the change being built
-	ctx         context.Context
-	now         time.Time // read once per command: every event of a command has its time
-	snap        *Snapshot // the snapshot of the current state, when built since the last change (snapSeq)
-	snapSeq     uint64
-	events      []Event
-	taskChanges []Task
-	incChanges  []Incident
-	deadLetters []DeadLetter
-	settled     []DeadLetterSettlement
-	work        []step
-	joinsDirty  bool
-	steps       int
-	dirty       bool
-	prevSeq     uint64
-	unstored    bool // not in the store yet: its next change creates it
+	ctx           context.Context
+	now           time.Time // read once per command: every event of a command has its time
+	snap          *Snapshot // the snapshot of the current state, when built since the last change (snapSeq)
+	snapSeq       uint64
+	events        []Event
+	taskChanges   []Task
+	incChanges    []Incident
+	deadLetters   []DeadLetter
+	letterUpdates []DeadLetterUpdate
+	work          []step
+	joinsDirty    bool
+	steps         int
+	dirty         bool
+	prevSeq       uint64
+	unstored      bool // not in the store yet: its next change creates it
 }
 
 // token sits on a node inside a scope instance.
@@ -73,13 +73,16 @@ type token struct {
 	due      *time.Time
 	local    map[string]any
 	incident string
-	child    string        // the instance its call activity started
-	removed  bool          // taken out of the instance: a step still queued for it is void
-	loops    int           // a standard loop's runs started, 0 when not looping
-	watch    bool          // waits at an event sub-process's start for its scope (eventsub.go)
-	comp     []Compensable // a compensation throw: the handlers still to run
-	compFor  uint64        // a compensation handler: the throw it runs for
-	awaits   []string      // a complex gateway waiting for reset: the flows it waits on (complex.go)
+	// deadLetter is the dead letter its job made, while it is pending or
+	// being replayed (dead_letter_ops.go).
+	deadLetter string
+	child      string        // the instance its call activity started
+	removed    bool          // taken out of the instance: a step still queued for it is void
+	loops      int           // a standard loop's runs started, 0 when not looping
+	watch      bool          // waits at an event sub-process's start for its scope (eventsub.go)
+	comp       []Compensable // a compensation throw: the handlers still to run
+	compFor    uint64        // a compensation handler: the throw it runs for
+	awaits     []string      // a complex gateway waiting for reset: the flows it waits on (complex.go)
 }
 
 // scope is a running embedded sub-process.
@@ -139,7 +142,7 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 		}
 		t := &token{
 			id: ts.ID, node: n, scope: ts.Scope, status: ts.Status, attempt: ts.Attempt,
-			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident, outer: ts.Outer, listener: ts.Listener,
+			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident, outer: ts.Outer, listener: ts.Listener, deadLetter: ts.DeadLetter,
 			child: ts.Child, loops: ts.Loops, watch: ts.Watch, comp: ts.Compensating, compFor: ts.CompensationFor, awaits: ts.Awaits,
 		}
 		if ts.Via != "" {
@@ -164,6 +167,11 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 	for i := range s.Incidents {
 		inc := s.Incidents[i]
 		x.incidents = append(x.incidents, &inc)
+		// Stored before tokens named their dead letter: a job incident's
+		// letter has the incident's id.
+		if t := x.token(inc.TokenID); t != nil && inc.Kind == "job" && t.deadLetter == "" {
+			t.deadLetter = inc.ID
+		}
 	}
 	for i := range s.Tasks {
 		t := s.Tasks[i]
@@ -189,7 +197,7 @@ func (x *instance) snapshot() *Snapshot {
 		}
 		ts := TokenState{
 			ID: t.id, ElementID: t.node.ID, Scope: t.scope, Status: t.status,
-			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer, Listener: t.listener,
+			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer, Listener: t.listener, DeadLetter: t.deadLetter,
 			Child: t.child, Loops: t.loops, Watch: t.watch, Compensating: t.comp, CompensationFor: t.compFor, Awaits: t.awaits,
 		}
 		if t.via != nil {
@@ -230,7 +238,7 @@ func (x *instance) change() Change {
 	s := x.snapshot()
 	x.snap = nil
 	s.Pending = x.events
-	return Change{Snapshot: s, PrevSeq: x.prevSeq, Create: x.unstored, Tasks: x.taskChanges, Incidents: x.incChanges, DeadLetters: x.deadLetters, Settled: x.settled}
+	return Change{Snapshot: s, PrevSeq: x.prevSeq, Create: x.unstored, Tasks: x.taskChanges, Incidents: x.incChanges, DeadLetters: x.deadLetters, DeadLetterUpdates: x.letterUpdates}
 }
 
 // committed starts a new change after the store took the last one. The
@@ -238,7 +246,7 @@ func (x *instance) change() Change {
 func (x *instance) committed() {
 	clear(x.events)
 	x.events = x.events[:0]
-	x.taskChanges, x.incChanges, x.deadLetters, x.settled = nil, nil, nil, nil
+	x.taskChanges, x.incChanges, x.deadLetters, x.letterUpdates = nil, nil, nil, nil
 	x.unstored = false
 }
 
@@ -314,6 +322,7 @@ func (x *instance) token(id uint64) *token {
 }
 
 func (x *instance) removeToken(t *token) {
+	x.moveLetter(t, DeadLetterCancelled, "")
 	t.removed = true
 	if i := slices.Index(x.tokens, t); i >= 0 {
 		x.tokens = slices.Delete(x.tokens, i, i+1)
