@@ -69,10 +69,7 @@ type TokenState struct {
 	Due       *time.Time     `json:"due,omitempty" bson:"due,omitempty"` // retry backoff
 	Local     map[string]any `json:"local,omitempty" bson:"local,omitempty"`
 	Incident  string         `json:"incident,omitempty" bson:"incident,omitempty"`
-	// DeadLetter is the dead letter its job made, while the letter is
-	// pending or being replayed (dead_letter.go).
-	DeadLetter string `json:"deadLetter,omitempty" bson:"dead_letter,omitempty"`
-	Outer      uint64 `json:"outer,omitempty" bson:"outer,omitempty"` // a multi-instance activity's instance: the token waiting for it
+	Outer     uint64         `json:"outer,omitempty" bson:"outer,omitempty"` // a multi-instance activity's instance: the token waiting for it
 	// Listener is the task transition the token waits on job listeners for.
 	Listener *PendingTransition `json:"listener,omitempty" bson:"listener,omitempty"`
 	Child    string             `json:"child,omitempty" bson:"child,omitempty"` // the instance its call activity started
@@ -85,6 +82,9 @@ type TokenState struct {
 	// Awaits: a complex gateway that fired and waits for reset, the ids
 	// of the incoming flows it waits on.
 	Awaits []string `json:"awaits,omitempty" bson:"awaits,omitempty"`
+	// DeadLetter is the dead letter its job made, while the letter is
+	// pending or being replayed, or discarded (dead_letter_ops.go).
+	DeadLetter string `json:"deadLetter,omitempty" bson:"dead_letter,omitempty"`
 }
 
 // TokenStates lists every token: Tokens, then the watchers of event
