@@ -97,8 +97,8 @@ type DeadLetterPurge struct {
 
 // PurgeDeadLetters deletes the settled letters f selects that were settled
 // more than olderThan ago; dryRun only counts them. f.Status defaults to
-// every settled status; a status that is not settled is ErrDeadLetterOpen,
-// since its letter still follows an incident or a job.
+// every settled status; one that is not settled is ErrInvalidInput, since
+// its letters still follow an incident or a job.
 func (e *Engine) PurgeDeadLetters(ctx context.Context, olderThan time.Duration, f DeadLetterFilter, dryRun bool) (DeadLetterPurge, error) {
 	var res DeadLetterPurge
 	if olderThan < 0 {
@@ -108,7 +108,7 @@ func (e *Engine) PurgeDeadLetters(ctx context.Context, olderThan time.Duration, 
 		f.Status = SettledDeadLetters
 	}
 	if i := slices.IndexFunc(f.Status, func(s DeadLetterStatus) bool { return !s.Settled() }); i >= 0 {
-		return res, fmt.Errorf("dead letters that are %s are not settled and cannot be purged: replay or discard them first: %w", f.Status[i], ErrDeadLetterOpen)
+		return res, fmt.Errorf("dead letters that are %s are not settled and cannot be purged: replay or discard them first: %w", f.Status[i], ErrInvalidInput)
 	}
 	f.SettledBefore, f.Limit = e.clock.Now().Add(-olderThan), DeadLetterSample
 	sample, err := e.store.DeadLetters(ctx, f)

@@ -279,7 +279,7 @@ func TestPurgeDeadLetters(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, res.Matched, "none settled three days ago")
 	_, err = h.e.PurgeDeadLetters(h.ctx, time.Hour, engine.DeadLetterFilter{Status: []engine.DeadLetterStatus{engine.DeadLetterPending}}, false)
-	require.ErrorIs(t, err, engine.ErrDeadLetterOpen, "pending letters follow an open incident")
+	require.ErrorIs(t, err, engine.ErrInvalidInput, "pending letters follow an open incident")
 
 	res, err = h.e.PurgeDeadLetters(h.ctx, 24*time.Hour, engine.DeadLetterFilter{Status: []engine.DeadLetterStatus{engine.DeadLetterDiscarded}}, false)
 	require.NoError(t, err)
