@@ -294,3 +294,42 @@ func TestPurgeDeadLetters(t *testing.T) {
 	require.Len(t, left, 1)
 	require.Equal(t, pending.ID, left[0].ID, "the pending letter stays")
 }
+
+// TestDeadLetterPurger: the purger deletes settled letters once they are
+// older than the retention, on the engine's clock, and keeps pending ones.
+func TestDeadLetterPurger(t *testing.T) {
+	t.Parallel()
+	h := setupLetters(t)
+	_, discarded := h.deadLettered()
+	_, pending := h.deadLettered()
+	_, err := h.e.DiscardDeadLetter(h.ctx, discarded.ID, "olga")
+	require.NoError(t, err)
+
+	require.Error(t, h.e.RunDeadLetterPurger(h.ctx, engine.DeadLetterPurgerConfig{}), "a retention is required")
+	ctx, cancel := context.WithCancel(h.ctx)
+	done := make(chan error, 1)
+	go func() { done <- h.e.RunDeadLetterPurger(ctx, engine.DeadLetterPurgerConfig{Retention: 24 * time.Hour}) }()
+	require.Equal(t, discarded.ID, h.letter(discarded.ID).ID, "a day has not passed")
+
+	h.clock.Advance(25 * time.Hour)
+	require.Eventually(t, func() bool {
+		_, err := h.store.DeadLetter(h.ctx, discarded.ID)
+		return errors.Is(err, engine.ErrNotFound)
+	}, 10*time.Second, 5*time.Millisecond, "the discarded letter is purged after a day")
+	require.Equal(t, engine.DeadLetterPending, h.letter(pending.ID).Status)
+	cancel()
+	require.NoError(t, <-done)
+}
+
+func TestParseAge(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]time.Duration{"P30D": 30 * 24 * time.Hour, "PT12H": 12 * time.Hour, "720h": 720 * time.Hour, "0s": 0} {
+		got, err := engine.ParseAge(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"", "P1M", "-1h", "a month", "30"} {
+		_, err := engine.ParseAge(in)
+		require.ErrorIs(t, err, engine.ErrInvalidInput, in)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/engine"
-	"github.com/workflowpp/wfpp/engine/bpmn"
 )
 
 // letterSelection selects dead letters by what they share; every field is
@@ -194,19 +193,13 @@ func (s *Service) PurgeDeadLetters(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"dryRun": b.DryRun, "matched": res.Matched, "ids": res.IDs})
 }
 
-// parseAge reads an age as an ISO-8601 duration (P30D) or a Go one (720h).
+// parseAge reads olderThan as engine.ParseAge does.
 func parseAge(s string) (time.Duration, error) {
 	if s == "" {
 		return 0, BadRequest("field \"olderThan\" is required: how long ago a letter was settled, like P30D or 720h")
 	}
-	var d time.Duration
-	var err error
-	if strings.HasPrefix(s, "P") {
-		d, err = bpmn.ParseDuration(s)
-	} else {
-		d, err = time.ParseDuration(s)
-	}
-	if err != nil || d < 0 {
+	d, err := engine.ParseAge(s)
+	if err != nil {
 		return 0, BadRequest("field \"olderThan\" is %q: write an age like P30D, PT12H or 720h", s)
 	}
 	return d, nil
