@@ -140,7 +140,7 @@ func (x *instance) moveLetter(t *token, status DeadLetterStatus, by string) {
 	if t.deadLetter == "" {
 		return
 	}
-	x.letterUpdates = append(x.letterUpdates, DeadLetterUpdate{ID: t.deadLetter, DeadLetterTransition: DeadLetterTransition{Status: status, At: x.now, By: by}})
+	x.letterMoves = append(x.letterMoves, DeadLetterUpdate{ID: t.deadLetter, DeadLetterTransition: DeadLetterTransition{Status: status, At: x.now, By: by}})
 	if status == DeadLetterReplayed || status == DeadLetterCancelled {
 		t.deadLetter = ""
 	}
@@ -153,7 +153,7 @@ func (x *instance) deadLetter(t *token, inc *Incident, msg string) {
 	fail := DeadLetterTransition{Status: DeadLetterPending, At: x.now, Error: msg, IncidentID: inc.ID, Attempts: t.attempt}
 	detail := map[string]any{"jobType": jobType(t.node), "attempts": t.attempt}
 	if t.deadLetter != "" {
-		x.letterUpdates = append(x.letterUpdates, DeadLetterUpdate{ID: t.deadLetter, DeadLetterTransition: fail})
+		x.letterMoves = append(x.letterMoves, DeadLetterUpdate{ID: t.deadLetter, DeadLetterTransition: fail})
 		detail["deadLetterId"], detail["replayFailed"] = t.deadLetter, true
 		x.emit(EventDeadLettered, t.node, t, detail)
 		return

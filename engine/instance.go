@@ -40,21 +40,21 @@ type instance struct {
 	endMsg      string
 
 	// the change being built
-	ctx           context.Context
-	now           time.Time // read once per command: every event of a command has its time
-	snap          *Snapshot // the snapshot of the current state, when built since the last change (snapSeq)
-	snapSeq       uint64
-	events        []Event
-	taskChanges   []Task
-	incChanges    []Incident
-	deadLetters   []DeadLetter
-	letterUpdates []DeadLetterUpdate
-	work          []step
-	joinsDirty    bool
-	steps         int
-	dirty         bool
-	prevSeq       uint64
-	unstored      bool // not in the store yet: its next change creates it
+	ctx         context.Context
+	now         time.Time // read once per command: every event of a command has its time
+	snap        *Snapshot // the snapshot of the current state, when built since the last change (snapSeq)
+	snapSeq     uint64
+	events      []Event
+	taskChanges []Task
+	incChanges  []Incident
+	deadLetters []DeadLetter
+	letterMoves []DeadLetterUpdate
+	work        []step
+	joinsDirty  bool
+	steps       int
+	dirty       bool
+	prevSeq     uint64
+	unstored    bool // not in the store yet: its next change creates it
 }
 
 // token sits on a node inside a scope instance.
@@ -73,16 +73,16 @@ type token struct {
 	due      *time.Time
 	local    map[string]any
 	incident string
-	// deadLetter is the dead letter its job made, while it is pending or
-	// being replayed (dead_letter_ops.go).
+	child    string        // the instance its call activity started
+	removed  bool          // taken out of the instance: a step still queued for it is void
+	loops    int           // a standard loop's runs started, 0 when not looping
+	watch    bool          // waits at an event sub-process's start for its scope (eventsub.go)
+	comp     []Compensable // a compensation throw: the handlers still to run
+	compFor  uint64        // a compensation handler: the throw it runs for
+	awaits   []string      // a complex gateway waiting for reset: the flows it waits on (complex.go)
+	// deadLetter is the dead letter its job made, while the letter is
+	// pending or being replayed, or discarded (dead_letter_ops.go).
 	deadLetter string
-	child      string        // the instance its call activity started
-	removed    bool          // taken out of the instance: a step still queued for it is void
-	loops      int           // a standard loop's runs started, 0 when not looping
-	watch      bool          // waits at an event sub-process's start for its scope (eventsub.go)
-	comp       []Compensable // a compensation throw: the handlers still to run
-	compFor    uint64        // a compensation handler: the throw it runs for
-	awaits     []string      // a complex gateway waiting for reset: the flows it waits on (complex.go)
 }
 
 // scope is a running embedded sub-process.
@@ -238,7 +238,7 @@ func (x *instance) change() Change {
 	s := x.snapshot()
 	x.snap = nil
 	s.Pending = x.events
-	return Change{Snapshot: s, PrevSeq: x.prevSeq, Create: x.unstored, Tasks: x.taskChanges, Incidents: x.incChanges, DeadLetters: x.deadLetters, DeadLetterUpdates: x.letterUpdates}
+	return Change{Snapshot: s, PrevSeq: x.prevSeq, Create: x.unstored, Tasks: x.taskChanges, Incidents: x.incChanges, DeadLetters: x.deadLetters, DeadLetterUpdates: x.letterMoves}
 }
 
 // committed starts a new change after the store took the last one. The
@@ -246,7 +246,7 @@ func (x *instance) change() Change {
 func (x *instance) committed() {
 	clear(x.events)
 	x.events = x.events[:0]
-	x.taskChanges, x.incChanges, x.deadLetters, x.letterUpdates = nil, nil, nil, nil
+	x.taskChanges, x.incChanges, x.deadLetters, x.letterMoves = nil, nil, nil, nil
 	x.unstored = false
 }
 
