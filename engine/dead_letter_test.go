@@ -150,6 +150,36 @@ func TestDeadLetterReplay(t *testing.T) {
 	})
 }
 
+// TestDeadLetterReplayThrowsBPMNError: a replayed job that answers with a
+// BPMN error the process catches has been replayed: the process took its
+// answer.
+func TestDeadLetterReplayThrowsBPMNError(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	var replayed atomic.Bool
+	h.e.RegisterHandler("charge", handlerFunc(func(context.Context, *engine.Job) (map[string]any, error) {
+		if replayed.Load() {
+			return nil, engine.ThrowError("E1", "card declined")
+		}
+		return nil, errors.New("card service down")
+	}))
+	inst := h.run("error_boundary", nil)
+	h.requireStatus(inst.ID, engine.StatusIncident)
+	dls, err := h.store.DeadLetters(h.ctx, engine.DeadLetterFilter{InstanceID: inst.ID})
+	require.NoError(t, err)
+	require.Len(t, dls, 1)
+
+	replayed.Store(true)
+	_, _, err = h.e.ReplayDeadLetter(h.ctx, dls[0].ID, "olga", nil)
+	require.NoError(t, err)
+	h.idle()
+	h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, []string{"start", "charge", "declined", "notify", "failed"}, h.activated(inst.ID))
+	d, err := h.e.DeadLetter(h.ctx, dls[0].ID)
+	require.NoError(t, err)
+	require.Equal(t, engine.DeadLetterReplayed, d.Status)
+}
+
 func TestDeadLetterDiscard(t *testing.T) {
 	t.Parallel()
 	h := setupLetters(t)
