@@ -86,6 +86,7 @@ func (x *instance) jobDone(c command) {
 		return // stale: the activity was interrupted or already done
 	}
 	x.unlockExternal(t)
+	x.moveLetter(t, DeadLetterReplayed, "")
 	if t.listener != nil {
 		x.listenerDone(t, c.vars)
 		return
@@ -108,6 +109,7 @@ func (x *instance) jobFailed(c command) {
 	var be *BPMNError
 	if errors.As(c.err, &be) {
 		x.recordFailure(t, be.Code, be.Message)
+		x.moveLetter(t, DeadLetterReplayed, "") // the process handles what the job answered
 		if be.Code == model.CircuitOpenCode && x.takeFallback(t, n, be.Message) {
 			return
 		}
@@ -156,12 +158,7 @@ func (x *instance) jobFailed(c command) {
 		return
 	}
 	inc := x.incidentAt(t, "job", fmt.Sprintf("%s failed after %d attempt(s): %s", jobType(n), t.attempt, msg), phaseJob)
-	dl := DeadLetter{
-		ID: inc.ID, InstanceID: x.id, Definition: x.head.DefinitionKey, ElementID: n.ID, IncidentID: inc.ID, JobType: jobType(n),
-		Attempts: t.attempt, LastError: msg, Errors: []string{msg}, Created: x.now, Status: DeadLetterOpen,
-	}
-	x.deadLetters = append(x.deadLetters, dl)
-	x.emit(EventDeadLettered, n, t, map[string]any{"jobType": dl.JobType, "attempts": dl.Attempts})
+	x.deadLetter(t, inc, msg)
 }
 
 // retryJob runs the next attempt once the backoff has passed.

@@ -78,6 +78,8 @@ func (x *instance) do(ctx context.Context, c command) error {
 		err = x.setVariables(c)
 	case cmdMove:
 		err = x.move(c)
+	case cmdDiscardDeadLetter:
+		err = x.discardLetter(c)
 	default:
 		err = fmt.Errorf("unknown command %d", c.kind)
 	}

@@ -27,6 +27,7 @@ const (
 	cmdChildEscalated // the instance a call activity started escalated a code it did not catch (name)
 	cmdTrigger        // move the catch waiting at an element (target), by its id
 	cmdActivateAdHoc  // start elements in the running ad-hoc sub-process target
+	cmdDiscardDeadLetter
 )
 
 // command is one request to an instance's applier. It is a plain value so
@@ -55,6 +56,7 @@ type command struct {
 	child       string         // cmdChildEnded: the called instance
 	childStatus Status         // cmdChildEnded: how it ended
 	elements    []string       // cmdActivateAdHoc: the elements to start
+	letter      string         // cmdDiscardDeadLetter: the dead letter
 }
 
 // reply answers a command that a caller waits on.

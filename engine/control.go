@@ -163,6 +163,7 @@ func (x *instance) terminateAll() {
 			x.cancelTask(t)
 		}
 		x.resolveIncidentsOf(t)
+		x.moveLetter(t, DeadLetterCancelled, "")
 		x.emit(EventElementTerminated, t.node, t, nil)
 		t.removed = true
 	}

@@ -56,6 +56,7 @@ const (
 	EventAdHocCompleting      EventType = "adhoc.completing"      // an ad-hoc sub-process's completion condition held
 	EventTransactionCancelled EventType = "transaction.cancelled" // a cancel end event: compensation, then the cancel boundary
 	EventDeadLettered         EventType = "job.deadlettered"
+	EventDeadLetterDiscarded  EventType = "job.deadletter.discarded" // an operator gave up on its dead letter
 	EventBoundaryTriggered    EventType = "boundary.triggered"
 	EventSubProcessEntered    EventType = "subprocess.entered"
 	EventSubProcessCompleted  EventType = "subprocess.completed"

@@ -44,7 +44,7 @@ func (x *instance) resolve(c command) error {
 	}
 	inc := x.incidents[i]
 	t := x.token(inc.TokenID)
-	x.closeIncident(i, Resolved)
+	x.closeIncident(i, Resolved, c.user)
 	if t == nil {
 		return nil
 	}
@@ -64,19 +64,20 @@ func (x *instance) resolve(c command) error {
 	return nil
 }
 
-// closeIncident closes an open incident and settles the dead letter a job
-// incident raised, so both say the same.
-func (x *instance) closeIncident(i int, how Resolution) {
+// closeIncident closes an open incident and moves the dead letter of its
+// token's job along, so both say the same: resolved by user, the letter is
+// replaying; cancelled, so is the letter.
+func (x *instance) closeIncident(i int, how Resolution, user string) {
 	inc := x.incidents[i]
 	now := x.now
 	inc.Resolved, inc.Resolution = &now, how
 	x.incChanges = append(x.incChanges, *inc)
-	if inc.Kind == "job" { // raised with a dead letter of the same id
-		status := DeadLetterReplayed
+	if t := x.token(inc.TokenID); t != nil && inc.Kind == "job" {
 		if how == Cancelled {
-			status = DeadLetterCancelled
+			x.moveLetter(t, DeadLetterCancelled, user)
+		} else {
+			x.moveLetter(t, DeadLetterReplaying, user)
 		}
-		x.settled = append(x.settled, DeadLetterSettlement{ID: inc.ID, Status: status, Settled: now})
 	}
 	x.emit(EventIncidentResolved, x.proc.Node(inc.ElementID), nil, map[string]any{"incidentId": inc.ID})
 	x.incidents = slices.Delete(x.incidents, i, i+1)
@@ -86,7 +87,7 @@ func (x *instance) closeIncident(i int, how Resolution) {
 func (x *instance) resolveIncidentsOf(t *token) {
 	for i := len(x.incidents) - 1; i >= 0; i-- {
 		if x.incidents[i].TokenID == t.id {
-			x.closeIncident(i, Cancelled)
+			x.closeIncident(i, Cancelled, "")
 		}
 	}
 }

@@ -49,7 +49,7 @@ type instance struct {
 	taskChanges []Task
 	incChanges  []Incident
 	deadLetters []DeadLetter
-	settled     []DeadLetterSettlement
+	letterMoves []DeadLetterUpdate
 	work        []step
 	joinsDirty  bool
 	steps       int
@@ -81,6 +81,9 @@ type token struct {
 	comp     []Compensable // a compensation throw: the handlers still to run
 	compFor  uint64        // a compensation handler: the throw it runs for
 	awaits   []string      // a complex gateway waiting for reset: the flows it waits on (complex.go)
+	// deadLetter is the dead letter its job made, while the letter is
+	// pending or being replayed, or discarded (dead_letter_ops.go).
+	deadLetter string
 }
 
 // scope is a running embedded sub-process.
@@ -140,7 +143,7 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 		}
 		t := &token{
 			id: ts.ID, node: n, scope: ts.Scope, status: ts.Status, attempt: ts.Attempt,
-			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident, outer: ts.Outer, listener: ts.Listener,
+			taskID: ts.TaskID, due: ts.Due, local: ts.Local, incident: ts.Incident, outer: ts.Outer, listener: ts.Listener, deadLetter: ts.DeadLetter,
 			child: ts.Child, loops: ts.Loops, watch: ts.Watch, comp: ts.Compensating, compFor: ts.CompensationFor, awaits: ts.Awaits,
 		}
 		if ts.Via != "" {
@@ -165,6 +168,11 @@ func restoreInstance(ctx context.Context, p *partition, s *Snapshot) (*instance,
 	for i := range s.Incidents {
 		inc := s.Incidents[i]
 		x.incidents = append(x.incidents, &inc)
+		// Stored before tokens named their dead letter: a job incident's
+		// letter has the incident's id.
+		if t := x.token(inc.TokenID); t != nil && inc.Kind == "job" && t.deadLetter == "" {
+			t.deadLetter = inc.ID
+		}
 	}
 	for i := range s.Tasks {
 		t := s.Tasks[i]
@@ -190,7 +198,7 @@ func (x *instance) snapshot() *Snapshot {
 		}
 		ts := TokenState{
 			ID: t.id, ElementID: t.node.ID, Scope: t.scope, Status: t.status,
-			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer, Listener: t.listener,
+			Attempt: t.attempt, TaskID: t.taskID, Due: t.due, Local: t.local, Incident: t.incident, Outer: t.outer, Listener: t.listener, DeadLetter: t.deadLetter,
 			Child: t.child, Loops: t.loops, Watch: t.watch, Compensating: t.comp, CompensationFor: t.compFor, Awaits: t.awaits,
 		}
 		if t.via != nil {
@@ -231,7 +239,7 @@ func (x *instance) change() Change {
 	s := x.snapshot()
 	x.snap = nil
 	s.Pending = x.events
-	return Change{Snapshot: s, PrevSeq: x.prevSeq, Create: x.unstored, Tasks: x.taskChanges, Incidents: x.incChanges, DeadLetters: x.deadLetters, Settled: x.settled}
+	return Change{Snapshot: s, PrevSeq: x.prevSeq, Create: x.unstored, Tasks: x.taskChanges, Incidents: x.incChanges, DeadLetters: x.deadLetters, DeadLetterUpdates: x.letterMoves}
 }
 
 // committed starts a new change after the store took the last one. The
@@ -239,7 +247,7 @@ func (x *instance) change() Change {
 func (x *instance) committed() {
 	clear(x.events)
 	x.events = x.events[:0]
-	x.taskChanges, x.incChanges, x.deadLetters, x.settled = nil, nil, nil, nil
+	x.taskChanges, x.incChanges, x.deadLetters, x.letterMoves = nil, nil, nil, nil
 	x.unstored = false
 }
 
@@ -315,6 +323,7 @@ func (x *instance) token(id uint64) *token {
 }
 
 func (x *instance) removeToken(t *token) {
+	x.moveLetter(t, DeadLetterCancelled, "")
 	t.removed = true
 	if i := slices.Index(x.tokens, t); i >= 0 {
 		x.tokens = slices.Delete(x.tokens, i, i+1)

@@ -82,6 +82,9 @@ type TokenState struct {
 	// Awaits: a complex gateway that fired and waits for reset, the ids
 	// of the incoming flows it waits on.
 	Awaits []string `json:"awaits,omitempty" bson:"awaits,omitempty"`
+	// DeadLetter is the dead letter its job made, while the letter is
+	// pending or being replayed, or discarded (dead_letter_ops.go).
+	DeadLetter string `json:"deadLetter,omitempty" bson:"dead_letter,omitempty"`
 }
 
 // TokenStates lists every token: Tokens, then the watchers of event
@@ -210,37 +213,3 @@ const (
 	Resolved  Resolution = "resolved"  // retried by an operator: the job ran again
 	Cancelled Resolution = "cancelled" // its token went away (cancel, interrupt, move)
 )
-
-// DeadLetterStatus is where a dead letter stands; it follows its incident.
-type DeadLetterStatus string
-
-const (
-	DeadLetterOpen      DeadLetterStatus = "open"      // its incident is open: replay it
-	DeadLetterReplayed  DeadLetterStatus = "replayed"  // its incident was resolved: the job ran again
-	DeadLetterCancelled DeadLetterStatus = "cancelled" // its token went away: nothing to replay
-)
-
-// DeadLetterSettlement closes a dead letter when its incident closes.
-type DeadLetterSettlement struct {
-	ID      string
-	Status  DeadLetterStatus
-	Settled time.Time
-}
-
-// DeadLetter is a job whose retries ran out, with what is needed to replay it.
-type DeadLetter struct {
-	ID         string    `json:"id" bson:"_id"`
-	InstanceID string    `json:"instanceId" bson:"instance_id"`
-	Definition string    `json:"definition,omitempty" bson:"definition_key,omitempty"`
-	ElementID  string    `json:"elementId" bson:"element_id"`
-	IncidentID string    `json:"incidentId" bson:"incident_id"`
-	JobType    string    `json:"jobType" bson:"job_type"`
-	Attempts   int       `json:"attempts" bson:"attempts"`
-	LastError  string    `json:"lastError" bson:"last_error"`
-	Errors     []string  `json:"errors" bson:"errors"`
-	Created    time.Time `json:"createdAt" bson:"created_at"`
-	// Status follows the incident: open while it is, then replayed or
-	// cancelled, with the time it was settled. The letter stays listed.
-	Status  DeadLetterStatus `json:"status" bson:"status"`
-	Settled *time.Time       `json:"settledAt,omitempty" bson:"settled_at,omitempty"`
-}

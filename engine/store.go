@@ -58,6 +58,9 @@ type Store interface {
 	DeleteFilter(ctx context.Context, user, name string) error
 	// DeleteDeadLetter removes one dead letter.
 	DeleteDeadLetter(ctx context.Context, id string) error
+	// DeleteDeadLetters removes the dead letters f selects (its Limit aside),
+	// each on its own, and says how many.
+	DeleteDeadLetters(ctx context.Context, f DeadLetterFilter) (int, error)
 }
 
 // Queries is the read side of the store: what the server, package tasks
@@ -96,6 +99,8 @@ type Queries interface {
 	Incidents(ctx context.Context, f IncidentFilter) ([]Incident, error)
 	// DeadLetters lists dead letters, newest first.
 	DeadLetters(ctx context.Context, f DeadLetterFilter) ([]DeadLetter, error)
+	// CountDeadLetters counts the dead letters f selects (its Limit aside).
+	CountDeadLetters(ctx context.Context, f DeadLetterFilter) (int, error)
 	// DeadLetter returns one dead letter by id.
 	DeadLetter(ctx context.Context, id string) (DeadLetter, error)
 	// Incident returns one incident, open or closed, by id.
@@ -138,9 +143,10 @@ type Change struct {
 	Tasks       []Task
 	Incidents   []Incident
 	DeadLetters []DeadLetter
-	// Settled are dead letters whose incident closed: the store sets their
-	// status and time, and keeps the rest.
-	Settled []DeadLetterSettlement
+	// DeadLetterUpdates move stored dead letters (or those of DeadLetters)
+	// along, in order, each only from a status it may follow
+	// (DeadLetter.Apply).
+	DeadLetterUpdates []DeadLetterUpdate
 }
 
 // InstanceFilter selects instances.
@@ -187,11 +193,4 @@ func SavedFilterID(user, name string) string { return user + "\x1f" + name }
 type IncidentFilter struct {
 	InstanceID string
 	Open       bool
-}
-
-// DeadLetterFilter selects dead letters.
-type DeadLetterFilter struct {
-	InstanceID string
-	Status     DeadLetterStatus // "" for any
-	Limit      int
 }

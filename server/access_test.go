@@ -125,7 +125,7 @@ func TestReadPermissions(t *testing.T) {
 			l := listed(tc.who)
 			require.Equal(t, tc.reads, l[id], "listed")
 			require.Equal(t, tc.reads2, l[id2], "listed")
-			for _, path := range []string{"/api/v1/incidents", "/api/v1/dead-letters", "/incidents"} {
+			for _, path := range []string{"/api/v1/incidents", "/api/v1/dead-letters", "/incidents", "/dead-letters"} {
 				if tc.incidents {
 					require.Equal(t, http.StatusOK, get(tc.who, path), path)
 				} else {

@@ -171,7 +171,7 @@ func TestIncidentsAndDeadLetters(t *testing.T) {
 	require.Equal(t, http.StatusOK, f.json(http.MethodPost, "/api/v1/jobs/"+url.PathEscape(j.Key)+"/complete", map[string]any{"worker": "w1"}, nil).StatusCode)
 	f.waitStatus(first, "completed")
 
-	// its dead letter followed the incident: listed as replayed, no second replay
+	// its dead letter followed the incident and the job: listed as replayed, no second replay
 	var firstDL deadLetter
 	resp = f.json(http.MethodGet, "/api/v1/dead-letters/"+firstInc.ID, nil, &firstDL)
 	require.Equal(t, http.StatusOK, resp.StatusCode, "a job incident's dead letter has its id")
@@ -189,7 +189,7 @@ func TestIncidentsAndDeadLetters(t *testing.T) {
 	resp = f.json(http.MethodPost, "/api/v1/dead-letters/"+secondDL.ID+"/replay", nil, &replay)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.True(t, replay.Replayed)
-	require.Equal(t, "replayed", replay.DeadLetter.Status)
+	require.Equal(t, "replaying", replay.DeadLetter.Status, "replaying until its job ends")
 	var inc incident
 	f.json(http.MethodGet, "/api/v1/incidents?instance="+second, nil, &incs)
 	require.Len(t, incs.Items, 1)
@@ -269,7 +269,7 @@ func TestBulkRetryAndReplay(t *testing.T) {
 	require.Equal(t, 1, res.Matched)
 	require.Equal(t, 1, res.Done)
 	f.json(http.MethodGet, "/api/v1/dead-letters?instance="+ids[1], nil, &dls)
-	require.Equal(t, "replayed", dls.Items[0].Status, "the dead letters view agrees")
+	require.Equal(t, "replaying", dls.Items[0].Status, "the dead letters view agrees: its job runs again")
 
 	// ... and replay the rest through the dead letters view
 	f.json(http.MethodPost, "/api/v1/dead-letters/replay", map[string]any{"jobType": "ext.work"}, &res)

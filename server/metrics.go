@@ -67,7 +67,7 @@ func newMetrics(eng *engine.Engine) *metrics {
 		Help:    "HTTP request latency by method, route and status.",
 		Buckets: prometheus.DefBuckets,
 	}, []string{"method", "route", "status"})
-	m.reg.MustRegister(m.elementDur, m.httpLatency, &scrapeCollector{eng: eng},
+	m.reg.MustRegister(m.elementDur, m.httpLatency, &scrapeCollector{eng: eng}, &deadLetterCollector{eng: eng},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

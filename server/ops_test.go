@@ -45,6 +45,8 @@ func TestMetrics(t *testing.T) {
 		`wfpp_element_duration_seconds_count{definition="approval",element="review"} 1`,
 		`wfpp_element_duration_seconds_bucket{definition="approval",element="book",le="+Inf"} 1`,
 		`wfpp_incidents_open 1`,
+		`wfpp_dead_letters{status="pending"} 1`,
+		`wfpp_dead_letters{status="discarded"} 0`,
 		`wfpp_queue_depth{element="book"} 0`,
 		`wfpp_http_request_duration_seconds_count{method="POST",route="/api/v1/instances",status="201"} 3`,
 		`wfpp_http_request_duration_seconds_count{method="POST",route="/api/v1/tasks/:id/complete",status="200"} 1`,

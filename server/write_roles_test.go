@@ -54,7 +54,10 @@ var writeRoles = map[string][]string{
 	"POST /api/v1/incidents/retry":                         {identity.RoleOperator},
 	"POST /api/v1/incidents/:id/resolve":                   {identity.RoleOperator},
 	"POST /api/v1/dead-letters/replay":                     {identity.RoleOperator},
+	"POST /api/v1/dead-letters/discard":                    {identity.RoleOperator},
+	"POST /api/v1/dead-letters/purge":                      {identity.RoleOperator},
 	"POST /api/v1/dead-letters/:id/replay":                 {identity.RoleOperator},
+	"POST /api/v1/dead-letters/:id/discard":                {identity.RoleOperator},
 	"DELETE /api/v1/dead-letters/:id":                      {identity.RoleOperator},
 	"POST /api/v1/circuits/:key/reset":                     {identity.RoleOperator},
 
@@ -68,7 +71,11 @@ var writeRoles = map[string][]string{
 	"POST /ui/tasks/:id/delegate":                      {identity.RoleWorker, identity.RoleOperator},
 	"POST /ui/tasks/:id/comments":                      {identity.RoleWorker, identity.RoleOperator},
 	"POST /ui/instances/:id/incidents/:incident/retry": {identity.RoleOperator},
+	"POST /ui/deadletters/replay":                      {identity.RoleOperator},
+	"POST /ui/deadletters/discard":                     {identity.RoleOperator},
+	"POST /ui/deadletters/purge":                       {identity.RoleOperator},
 	"POST /ui/deadletters/:id/replay":                  {identity.RoleOperator},
+	"POST /ui/deadletters/:id/discard":                 {identity.RoleOperator},
 	"DELETE /ui/deadletters/:id":                       {identity.RoleOperator},
 }
 

@@ -172,6 +172,10 @@ func (s *Store) DeadLetters(ctx context.Context, f engine.DeadLetterFilter) ([]e
 	return s.inner.DeadLetters(ctx, f)
 }
 
+func (s *Store) CountDeadLetters(ctx context.Context, f engine.DeadLetterFilter) (int, error) {
+	return s.inner.CountDeadLetters(ctx, f)
+}
+
 func (s *Store) DeadLetter(ctx context.Context, id string) (engine.DeadLetter, error) {
 	return s.inner.DeadLetter(ctx, id)
 }
@@ -182,6 +186,10 @@ func (s *Store) Incident(ctx context.Context, id string) (engine.Incident, error
 
 func (s *Store) DeleteDeadLetter(ctx context.Context, id string) error {
 	return s.inner.DeleteDeadLetter(ctx, id)
+}
+
+func (s *Store) DeleteDeadLetters(ctx context.Context, f engine.DeadLetterFilter) (int, error) {
+	return s.inner.DeleteDeadLetters(ctx, f)
 }
 
 // Ping pings the inner store only: without Redis the store still answers.

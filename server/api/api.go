@@ -146,9 +146,12 @@ func (s *Service) Routes(api fiber.Router) {
 	api.Post("/incidents/:id/resolve", operator, vars, s.resolveIncident)
 
 	api.Get("/dead-letters", readsEvery, s.listDeadLetters)
-	api.Post("/dead-letters/replay", operator, vars, s.replayDeadLetters)
+	api.Post("/dead-letters/replay", operator, vars, s.ReplayDeadLetters)
+	api.Post("/dead-letters/discard", operator, s.DiscardDeadLetters)
+	api.Post("/dead-letters/purge", operator, s.PurgeDeadLetters)
 	api.Get("/dead-letters/:id", readsEvery, s.getDeadLetter)
 	api.Post("/dead-letters/:id/replay", operator, vars, s.ReplayDeadLetter)
+	api.Post("/dead-letters/:id/discard", operator, s.DiscardDeadLetter)
 	api.Delete("/dead-letters/:id", operator, s.DeleteDeadLetter)
 
 	api.Get("/circuits", s.listCircuits)

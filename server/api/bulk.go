@@ -17,7 +17,7 @@ type bulkBody struct {
 	Definition string         `json:"definition"`
 	ElementID  string         `json:"elementId"`
 	Kind       string         `json:"kind"`    // incidents: job, expression, condition, ...
-	JobType    string         `json:"jobType"` // dead letters
+	JobType    string         `json:"jobType"` // refused: it selects dead letters (dead_letter_bulk.go)
 	DryRun     bool           `json:"dryRun"`
 	Variables  map[string]any `json:"variables"` // merged into each instance first
 }
@@ -29,6 +29,7 @@ type bulkResult struct {
 	Matched int          `json:"matched"`
 	Done    int          `json:"done"`
 	Failed  []bulkFailed `json:"failed"`
+	IDs     []string     `json:"ids,omitempty"` // the first matched, for dead letters
 }
 
 type bulkFailed struct {
@@ -87,37 +88,6 @@ func (s *Service) retryIncidents(c *fiber.Ctx) error {
 		return i.ID, err
 	})
 	s.log.Info("incidents retried", "matched", res.Matched, "done", res.Done, "failed", len(res.Failed), "dry_run", b.DryRun,
-		"user", ActorOf(c).Name, "correlation_id", CorrelationID(c))
-	return c.JSON(res)
-}
-
-// replayDeadLetters is POST /api/v1/dead-letters/replay: replays every open
-// dead letter the body selects (at most BulkMax), as replay does one.
-func (s *Service) replayDeadLetters(c *fiber.Ctx) error {
-	var b bulkBody
-	if err := Decode(c, &b); err != nil {
-		return err
-	}
-	if b.Kind != "" {
-		return BadRequest("field \"kind\" selects incidents: use \"jobType\" for dead letters, or POST /api/v1/incidents/retry")
-	}
-	ctx, cancel := s.ctx(c)
-	defer cancel()
-	open, err := s.eng.Queries().DeadLetters(ctx, engine.DeadLetterFilter{InstanceID: b.Instance, Status: engine.DeadLetterOpen})
-	if err != nil {
-		return err
-	}
-	var sel []engine.DeadLetter
-	for _, d := range open {
-		if b.matches(d.InstanceID, d.Definition, d.ElementID) && (b.JobType == "" || b.JobType == d.JobType) {
-			sel = append(sel, d)
-		}
-	}
-	res := bulk(b.DryRun, sel, func(d engine.DeadLetter) (string, error) {
-		_, _, err := s.eng.ReplayDeadLetter(ctx, d.ID, b.Variables)
-		return d.ID, err
-	})
-	s.log.Info("dead letters replayed", "matched", res.Matched, "done", res.Done, "failed", len(res.Failed), "dry_run", b.DryRun,
 		"user", ActorOf(c).Name, "correlation_id", CorrelationID(c))
 	return c.JSON(res)
 }

@@ -2,17 +2,19 @@ package api
 
 import (
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/engine"
 )
 
-// listDeadLetters is GET /api/v1/dead-letters?instance=&status=&limit=&cursor=,
-// newest first. status is open, replayed or cancelled; a letter stays listed
-// once settled, with the status its incident gave it.
+// listDeadLetters is GET /api/v1/dead-letters?instance=&definition=&element=
+// &jobType=&error=&createdFrom=&createdTo=&status=&limit=&cursor=, newest
+// first (DeadLetterQuery).
 func (s *Service) listDeadLetters(c *fiber.Ctx) error {
-	if err := onlyParams(c, "instance", "status", "cursor", "limit"); err != nil {
+	if err := onlyParams(c, append(DeadLetterParams, "cursor", "limit")...); err != nil {
 		return err
 	}
 	limit, err := limitOf(c)
@@ -23,12 +25,9 @@ func (s *Service) listDeadLetters(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := engine.DeadLetterFilter{InstanceID: c.Query("instance")}
-	switch st := engine.DeadLetterStatus(c.Query("status")); st {
-	case "", engine.DeadLetterOpen, engine.DeadLetterReplayed, engine.DeadLetterCancelled:
-		f.Status = st
-	default:
-		return BadRequest("query parameter \"status\" is %q: use open, replayed or cancelled", st)
+	f, err := DeadLetterQuery(c)
+	if err != nil {
+		return err
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
@@ -38,6 +37,43 @@ func (s *Service) listDeadLetters(c *fiber.Ctx) error {
 	}
 	items, next := paginate(all, cursor, limit, func(d engine.DeadLetter) string { return d.ID }, descending)
 	return c.JSON(newListPage(items, next))
+}
+
+// DeadLetterParams are the query parameters DeadLetterQuery reads.
+var DeadLetterParams = []string{"instance", "definition", "element", "jobType", "error", "createdFrom", "createdTo", "status"}
+
+// DeadLetterQuery reads a dead letter filter from the query: instance,
+// definition (key), element, jobType, error (text one of its errors
+// contains), createdFrom and createdTo (RFC 3339, or a form's
+// 2006-01-02T15:04 in UTC; to is exclusive) and status, a comma-separated
+// list of pending (open, its former name, too), replaying, replayed,
+// discarded and cancelled. A letter stays listed once settled, for audit.
+func DeadLetterQuery(c *fiber.Ctx) (engine.DeadLetterFilter, error) {
+	sel := letterSelection{
+		Instance: c.Query("instance"), Definition: c.Query("definition"), ElementID: c.Query("element"),
+		JobType: c.Query("jobType"), Error: c.Query("error"),
+	}
+	if v := c.Query("status"); v != "" {
+		sel.Status = strings.Split(v, ",")
+	}
+	for _, t := range []struct {
+		param string
+		to    **time.Time
+	}{{"createdFrom", &sel.CreatedFrom}, {"createdTo", &sel.CreatedTo}} {
+		v := c.Query(t.param)
+		if v == "" {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			at, err = time.Parse("2006-01-02T15:04", v)
+		}
+		if err != nil {
+			return engine.DeadLetterFilter{}, BadRequest("query parameter %q is %q: write a time like 2026-01-31T09:00:00Z", t.param, v)
+		}
+		*t.to = &at
+	}
+	return sel.filter("query parameter \"status\"", nil)
 }
 
 // getDeadLetter is GET /api/v1/dead-letters/:id.
@@ -52,9 +88,9 @@ func (s *Service) getDeadLetter(c *fiber.Ctx) error {
 }
 
 // ReplayDeadLetter is POST /api/v1/dead-letters/:id/replay {"variables"?}:
-// resolves the dead letter's open incident, so its job runs again with fresh
-// retries; the letter stays, as replayed. A settled letter is 409
-// dead_letter_settled: replaying it would run the job twice.
+// resolves a pending dead letter's incident, so its job runs again with
+// fresh retries; the letter is replaying until the job ends (replayed, or
+// pending again). Any other letter is 409 dead_letter_settled.
 func (s *Service) ReplayDeadLetter(c *fiber.Ctx) error {
 	var b variablesBody
 	if err := Decode(c, &b); err != nil {
@@ -62,17 +98,38 @@ func (s *Service) ReplayDeadLetter(c *fiber.Ctx) error {
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	d, snap, err := s.eng.ReplayDeadLetter(ctx, c.Params("id"), b.Variables)
+	user := ActorOf(c).Name
+	d, snap, err := s.eng.ReplayDeadLetter(ctx, c.Params("id"), user, b.Variables)
 	if err != nil {
 		return err
 	}
 	s.log.Info("dead letter replayed", "instance_id", d.InstanceID, "element_id", d.ElementID, "dead_letter_id", d.ID,
-		"user", ActorOf(c).Name, "correlation_id", CorrelationID(c))
+		"user", user, "correlation_id", CorrelationID(c))
 	return c.JSON(fiber.Map{"replayed": true, "deadLetter": d, "instance": ViewOf(snap)})
 }
 
+// DiscardDeadLetter is POST /api/v1/dead-letters/:id/discard: the operator
+// gives up on a pending letter. Its incident stays open, so the instance
+// still shows what stopped it; cancel the instance, or retry the incident,
+// as a decision of its own. Any other letter is 409 dead_letter_settled.
+func (s *Service) DiscardDeadLetter(c *fiber.Ctx) error {
+	if err := Decode(c, &struct{}{}); err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	user := ActorOf(c).Name
+	d, err := s.eng.DiscardDeadLetter(ctx, c.Params("id"), user)
+	if err != nil {
+		return err
+	}
+	s.log.Info("dead letter discarded", "instance_id", d.InstanceID, "element_id", d.ElementID, "dead_letter_id", d.ID,
+		"user", user, "correlation_id", CorrelationID(c))
+	return c.JSON(fiber.Map{"discarded": true, "deadLetter": d})
+}
+
 // DeleteDeadLetter is DELETE /api/v1/dead-letters/:id: 204 for a settled
-// letter, 409 dead_letter_open while its incident is open.
+// letter, 409 dead_letter_open while it is pending or replaying.
 func (s *Service) DeleteDeadLetter(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx(c)
 	defer cancel()

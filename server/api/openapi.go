@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
 	"strings"
 	"sync"
@@ -81,11 +82,14 @@ var apiOperations = []apiOperation{
 	{"post", "/incidents/retry", "incidents", "Retry every open incident a filter selects (at most 1,000; dryRun only counts)", nil, "Bulk", 200, "BulkResult", nil},
 	{"post", "/incidents/{id}/resolve", "incidents", "Resolve an incident: merge variables and retry what it stopped", nil, "Variables", 200, "Instance", []int{404, 409}},
 
-	{"get", "/dead-letters", "dead letters", "List dead letters, newest first; status is open, replayed or cancelled, as its incident closed", []string{"instance", "status", "limit", "cursor"}, "", 200, "DeadLetterPage", nil},
-	{"post", "/dead-letters/replay", "dead letters", "Replay every open dead letter a filter selects (at most 1,000; dryRun only counts)", nil, "Bulk", 200, "BulkResult", nil},
-	{"get", "/dead-letters/{id}", "dead letters", "Get a dead letter", nil, "", 200, "DeadLetter", []int{404}},
-	{"post", "/dead-letters/{id}/replay", "dead letters", "Replay an open dead letter: resolve its incident so the job runs again; the letter stays, replayed", nil, "Variables", 200, "", []int{404, 409}},
-	{"delete", "/dead-letters/{id}", "dead letters", "Delete a settled dead letter (409 while its incident is open)", nil, "", 204, "", []int{404, 409}},
+	{"get", "/dead-letters", "dead letters", "List dead letters, newest first, by filter; status is a comma-separated list of pending, replaying, replayed, discarded, cancelled (open: pending)", []string{"instance", "definition", "element", "jobType", "error", "createdFrom", "createdTo", "status", "limit", "cursor"}, "", 200, "DeadLetterPage", nil},
+	{"post", "/dead-letters/replay", "dead letters", "Replay every pending dead letter a filter selects (at most 1,000); dryRun only counts them and lists the first ids", nil, "DeadLetterReplay", 200, "BulkResult", nil},
+	{"post", "/dead-letters/discard", "dead letters", "Discard every pending dead letter a filter selects (at most 1,000): their incidents stay open; dryRun only counts them and lists the first ids", nil, "DeadLetterSelection", 200, "BulkResult", nil},
+	{"post", "/dead-letters/purge", "dead letters", "Delete the settled dead letters (replayed, discarded, cancelled, or the statuses given) a filter selects that were settled more than olderThan (P30D, 720h) ago; dryRun only counts", nil, "DeadLetterPurge", 200, "DeadLetterPurged", nil},
+	{"get", "/dead-letters/{id}", "dead letters", "Get a dead letter with its history", nil, "", 200, "DeadLetter", []int{404}},
+	{"post", "/dead-letters/{id}/replay", "dead letters", "Replay a pending dead letter: resolve its incident so the job runs again; the letter is replaying until the job succeeds (replayed) or fails again (pending)", nil, "Variables", 200, "", []int{404, 409}},
+	{"post", "/dead-letters/{id}/discard", "dead letters", "Discard a pending dead letter: give up on replaying it; its incident stays open", nil, "", 200, "", []int{404, 409}},
+	{"delete", "/dead-letters/{id}", "dead letters", "Delete a settled dead letter (409 while it is pending or replaying)", nil, "", 204, "", []int{404, 409}},
 
 	{"get", "/circuits", "circuits", "List the circuit breakers jobs went through, by key: state (closed, open, half_open), failures in a row, calls and failures in the window, when it opened, its config", []string{"limit", "cursor"}, "", 200, "CircuitPage", nil},
 	{"post", "/circuits/{key}/reset", "circuits", "Close a circuit breaker (key URL-encoded) and clear its counts: jobs run again at once", nil, "", 200, "Circuit", []int{404}},
@@ -110,6 +114,18 @@ func schemaObject(props map[string]any, required []string) map[string]any {
 }
 
 func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }
+
+// letterSelectionProps are the fields of a dead letter selection (a bulk
+// body), with more.
+func letterSelectionProps(more map[string]any) map[string]any {
+	props := map[string]any{
+		"instance": str, "definition": str, "elementId": str, "jobType": str, "error": str,
+		"createdFrom": tim, "createdTo": tim, "dryRun": boo,
+		"status": map[string]any{"oneOf": []any{str, map[string]any{"type": "array", "items": str}}},
+	}
+	maps.Copy(props, more)
+	return props
+}
 
 func pageOf(item string) map[string]any {
 	return obj(map[string]any{"items": map[string]any{"type": "array", "items": ref(item)}, "next": str}, "items")
@@ -201,8 +217,15 @@ func apiSchemas() map[string]any {
 		"DeadLetter": obj(map[string]any{
 			"id": str, "instanceId": str, "elementId": str, "incidentId": str, "jobType": str,
 			"attempts": num, "lastError": str, "errors": strs, "createdAt": tim, "status": str, "settledAt": tim, "definition": str,
+			"history": map[string]any{"type": "array", "items": obj(map[string]any{
+				"status": str, "at": tim, "by": str, "error": str, "incidentId": str, "attempts": num,
+			})},
 		}),
-		"DeadLetterPage": pageOf("DeadLetter"),
+		"DeadLetterSelection": obj(letterSelectionProps(nil)),
+		"DeadLetterReplay":    obj(letterSelectionProps(map[string]any{"variables": anyOb})),
+		"DeadLetterPurge":     obj(letterSelectionProps(map[string]any{"olderThan": str}), "olderThan"),
+		"DeadLetterPurged":    obj(map[string]any{"dryRun": boo, "matched": num, "ids": strs}),
+		"DeadLetterPage":      pageOf("DeadLetter"),
 		"Circuit": obj(map[string]any{
 			"key": str, "state": map[string]any{"type": "string", "enum": []string{"closed", "open", "half_open"}},
 			"failures": num, "calls": num, "windowFailures": num, "openedAt": tim,
@@ -219,6 +242,7 @@ func apiSchemas() map[string]any {
 		"BulkResult": obj(map[string]any{
 			"dryRun": map[string]any{"type": "boolean"}, "matched": num, "done": num,
 			"failed": map[string]any{"type": "array", "items": obj(map[string]any{"id": str, "code": str, "error": str})},
+			"ids":    strs,
 		}),
 	}
 }

@@ -2,7 +2,6 @@ package page
 
 import (
 	"net/url"
-	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -12,10 +11,7 @@ import (
 	"github.com/workflowpp/wfpp/web"
 )
 
-// DeadLettersPageMax bounds how many dead letters the incidents page reads.
-const DeadLettersPageMax = 5000
-
-// incidentsPage is GET /incidents[?cursor=&dcursor=].
+// incidentsPage is GET /incidents[?cursor=].
 func (s *Service) incidentsPage(c *fiber.Ctx) error {
 	if u := identity.CurrentUser(c); !api.ReadsAll(u) {
 		return api.Forbidden("incidents and dead letters are for operators and designers")
@@ -27,11 +23,11 @@ func (s *Service) incidentsPage(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	dls, err := st.DeadLetters(ctx, engine.DeadLetterFilter{Limit: DeadLettersPageMax})
+	var d web.IncidentsData
+	d.PendingLetters, err = st.CountDeadLetters(ctx, engine.DeadLetterFilter{Status: []engine.DeadLetterStatus{engine.DeadLetterPending}})
 	if err != nil {
 		return err
 	}
-	var d web.IncidentsData
 	lo, hi, next := offsetPage(c, len(incs), PageSizeDefault)
 	for _, i := range incs[lo:hi] {
 		d.Incidents = append(d.Incidents, web.IncidentRow{
@@ -41,18 +37,6 @@ func (s *Service) incidentsPage(c *fiber.Ctx) error {
 	}
 	d.IncidentsPager = pager(c, "/incidents", url.Values{}, next, hi-lo)
 
-	dlo := min(max(c.QueryInt("dcursor"), 0), len(dls))
-	dhi := min(dlo+PageSizeDefault, len(dls))
-	for _, l := range dls[dlo:dhi] {
-		d.DeadLetters = append(d.DeadLetters, web.DeadLetterRow{
-			ID: l.ID, InstanceID: l.InstanceID, ElementID: l.ElementID,
-			IncidentID: l.IncidentID, JobType: l.JobType, Attempts: l.Attempts, LastError: l.LastError, Errors: l.Errors, Created: l.Created, Status: string(l.Status),
-		})
-	}
-	d.DeadPager = web.Pager{Path: "/incidents", Query: url.Values{}, Prev: dlo > 0, Shown: dhi - dlo, Param: "dcursor"}
-	if dhi < len(dls) {
-		d.DeadPager.Next = strconv.Itoa(dhi)
-	}
 	p := s.layout(c, "Incidents", "incidents")
 	p.Module = "incidents.js"
 	return renderPage(c, web.IncidentsPage(p, d))
@@ -73,16 +57,4 @@ func (s *Service) retry(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(api.ViewOf(snap))
-}
-
-// replay is POST /ui/deadletters/:id/replay: resolves the incident the
-// dead letter raised, which runs the job again; the letter stays, replayed.
-func (s *Service) replay(c *fiber.Ctx) error {
-	ctx, cancel := s.ctx(c)
-	defer cancel()
-	d, _, err := s.eng.ReplayDeadLetter(ctx, c.Params("id"), nil)
-	if err != nil {
-		return err
-	}
-	return c.JSON(fiber.Map{"replayed": d.ID})
 }

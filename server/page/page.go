@@ -82,6 +82,7 @@ func (s *Service) Routes(app *fiber.App) {
 	app.Get("/instances/:id", s.page(s.monitorPage))
 	app.Get("/inbox", s.page(s.inboxPage))
 	app.Get("/incidents", s.page(s.incidentsPage))
+	app.Get("/dead-letters", s.page(s.deadLettersPage))
 
 	designer, operator := identity.RequireRole(identity.RoleDesigner), identity.RequireRole(identity.RoleOperator)
 	worker, humanWork := identity.RequireRole(identity.RoleWorker), identity.RequireRole(identity.RoleWorker, identity.RoleOperator)
@@ -106,7 +107,11 @@ func (s *Service) Routes(app *fiber.App) {
 	ui.Post("/tasks/:id/complete", worker, s.api.CapVariables, s.api.CompleteTask)
 	ui.Post("/tasks/:id/comments", humanWork, s.api.CommentTask)
 	ui.Post("/instances/:id/incidents/:incident/retry", operator, s.api.CapVariables, s.retry)
-	ui.Post("/deadletters/:id/replay", operator, s.replay)
+	ui.Post("/deadletters/replay", operator, s.api.CapVariables, s.api.ReplayDeadLetters)
+	ui.Post("/deadletters/discard", operator, s.api.DiscardDeadLetters)
+	ui.Post("/deadletters/purge", operator, s.api.PurgeDeadLetters)
+	ui.Post("/deadletters/:id/replay", operator, s.api.CapVariables, s.api.ReplayDeadLetter)
+	ui.Post("/deadletters/:id/discard", operator, s.api.DiscardDeadLetter)
 	ui.Delete("/deadletters/:id", operator, s.api.DeleteDeadLetter)
 }
 

@@ -1,23 +1,16 @@
-// The incidents page: retry incidents, replay or delete dead letters.
+// The incidents page: retry incidents.
 import { api, flash, busy, confirmDialog } from './common.js';
 
 document.getElementById('main').addEventListener('click', async (ev) => {
-  const b = ev.target.closest('button[data-action]');
+  const b = ev.target.closest('button[data-action="retry"]');
   if (!b) return;
-  const { action, id, instance } = b.dataset;
-  const ask = {
-    retry: [`Retry incident ${id} of instance ${instance}?`, 'Retry'],
-    replay: [`Replay dead letter ${id}? Its job runs again.`, 'Replay'],
-    delete: [`Delete dead letter ${id}? This cannot be undone.`, 'Delete'],
-  }[action];
-  if (!ask || !await confirmDialog(...ask)) return;
-  await busy(b, `${ask[1]}…`, async () => {
+  const { id, instance } = b.dataset;
+  if (!await confirmDialog(`Retry incident ${id} of instance ${instance}?`, 'Retry')) return;
+  await busy(b, 'Retry…', async () => {
     try {
-      if (action === 'retry') await api('POST', `/ui/instances/${encodeURIComponent(instance)}/incidents/${encodeURIComponent(id)}/retry`, {});
-      if (action === 'replay') await api('POST', `/ui/deadletters/${encodeURIComponent(id)}/replay`);
-      if (action === 'delete') await api('DELETE', `/ui/deadletters/${encodeURIComponent(id)}`);
+      await api('POST', `/ui/instances/${encodeURIComponent(instance)}/incidents/${encodeURIComponent(id)}/retry`, {});
       b.closest('tr').remove();
-      flash(`${ask[1]} done.`);
-    } catch (err) { flash(`${ask[1]} failed: ${err.message}`, 'error'); }
+      flash('Retry done.');
+    } catch (err) { flash(`Retry failed: ${err.message}`, 'error'); }
   });
 });

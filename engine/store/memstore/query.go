@@ -142,7 +142,7 @@ func (s *Store) DeadLetters(_ context.Context, f engine.DeadLetterFilter) ([]eng
 	defer s.mu.RUnlock()
 	var out []engine.DeadLetter
 	for _, d := range s.deadLetters {
-		if (f.InstanceID == "" || d.InstanceID == f.InstanceID) && (f.Status == "" || d.Status == f.Status) {
+		if f.Matches(d) {
 			out = append(out, d)
 		}
 	}
@@ -151,6 +151,18 @@ func (s *Store) DeadLetters(_ context.Context, f engine.DeadLetterFilter) ([]eng
 		out = out[:f.Limit]
 	}
 	return out, nil
+}
+
+func (s *Store) CountDeadLetters(_ context.Context, f engine.DeadLetterFilter) (int, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n := 0
+	for _, d := range s.deadLetters {
+		if f.Matches(d) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 func (s *Store) DeadLetter(_ context.Context, id string) (engine.DeadLetter, error) {
@@ -181,6 +193,19 @@ func (s *Store) DeleteDeadLetter(_ context.Context, id string) error {
 	}
 	delete(s.deadLetters, id)
 	return nil
+}
+
+func (s *Store) DeleteDeadLetters(_ context.Context, f engine.DeadLetterFilter) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for id, d := range s.deadLetters {
+		if f.Matches(d) {
+			delete(s.deadLetters, id)
+			n++
+		}
+	}
+	return n, nil
 }
 
 // paginate returns the items after cursor (an item id), at most limit, and

@@ -217,10 +217,9 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 		for _, d := range c.DeadLetters {
 			s.deadLetters[d.ID] = d
 		}
-		for _, st := range c.Settled {
-			if d, ok := s.deadLetters[st.ID]; ok {
-				d.Status, d.Settled = st.Status, &st.Settled
-				s.deadLetters[st.ID] = d
+		for _, u := range c.DeadLetterUpdates {
+			if d, ok := s.deadLetters[u.ID]; ok && d.Apply(u.DeadLetterTransition) {
+				s.deadLetters[u.ID] = d
 			}
 		}
 	}

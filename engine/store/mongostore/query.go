@@ -130,42 +130,23 @@ func (s *Store) Incidents(ctx context.Context, f engine.IncidentFilter) ([]engin
 }
 
 func (s *Store) DeadLetters(ctx context.Context, f engine.DeadLetterFilter) ([]engine.DeadLetter, error) {
-	filter := bson.D{}
-	if f.InstanceID != "" {
-		filter = append(filter, bson.E{Key: "instance_id", Value: f.InstanceID})
-	}
-	switch f.Status {
-	case "":
-	case engine.DeadLetterOpen: // letters stored before statuses existed have none
-		filter = append(filter, bson.E{Key: "status", Value: bson.D{{Key: "$in", Value: bson.A{engine.DeadLetterOpen, nil}}}})
-	default:
-		filter = append(filter, bson.E{Key: "status", Value: f.Status})
-	}
 	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: -1}})
 	if f.Limit > 0 {
 		opts.SetLimit(int64(f.Limit))
 	}
 	var out []engine.DeadLetter
-	if err := s.findAll(ctx, s.deadLetters, filter, opts, &out); err != nil {
-		return nil, err
-	}
-	for i := range out {
-		if out[i].Status == "" { // stored before statuses existed
-			out[i].Status = engine.DeadLetterOpen
-		}
-	}
-	return out, nil
+	return out, s.findAll(ctx, s.deadLetters, letterFilter(f), opts, &out)
+}
+
+func (s *Store) CountDeadLetters(ctx context.Context, f engine.DeadLetterFilter) (int, error) {
+	n, err := s.deadLetters.CountDocuments(ctx, letterFilter(f))
+	return int(n), mapErr(err, "counting dead letters")
 }
 
 func (s *Store) DeadLetter(ctx context.Context, id string) (engine.DeadLetter, error) {
 	var d engine.DeadLetter
-	if err := s.deadLetters.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&d); err != nil {
-		return d, mapErr(err, "dead letter "+id)
-	}
-	if d.Status == "" {
-		d.Status = engine.DeadLetterOpen
-	}
-	return d, nil
+	err := s.deadLetters.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&d)
+	return d, mapErr(err, "dead letter "+id)
 }
 
 func (s *Store) Incident(ctx context.Context, id string) (engine.Incident, error) {
@@ -183,6 +164,14 @@ func (s *Store) DeleteDeadLetter(ctx context.Context, id string) error {
 		return fmt.Errorf("dead letter %s: %w", id, engine.ErrNotFound)
 	}
 	return nil
+}
+
+func (s *Store) DeleteDeadLetters(ctx context.Context, f engine.DeadLetterFilter) (int, error) {
+	res, err := s.deadLetters.DeleteMany(ctx, letterFilter(f))
+	if err != nil {
+		return 0, mapErr(err, "deleting dead letters")
+	}
+	return int(res.DeletedCount), nil
 }
 
 func (s *Store) findAll(ctx context.Context, c *mongo.Collection, filter any, opts *options.FindOptionsBuilder, out any) error {

@@ -3,7 +3,6 @@ package mongostore
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -21,26 +20,25 @@ import (
 // next to every field of a document, so the events as fields made up most of
 // a snapshot's size, written and re-parsed on every commit.
 type redo struct {
-	Events      []engine.Event      `bson:"events,omitempty"`
-	Tasks       []taskDoc           `bson:"tasks,omitempty"`
-	Incidents   []engine.Incident   `bson:"incidents,omitempty"`
-	DeadLetters []engine.DeadLetter `bson:"dead_letters,omitempty"`
-	Settled     []settlement        `bson:"settled,omitempty"`
+	Events        []engine.Event      `bson:"events,omitempty"`
+	Tasks         []taskDoc           `bson:"tasks,omitempty"`
+	Incidents     []engine.Incident   `bson:"incidents,omitempty"`
+	DeadLetters   []engine.DeadLetter `bson:"dead_letters,omitempty"`
+	LetterUpdates []letterUpdateDoc   `bson:"letter_updates,omitempty"`
 }
 
-// settlement is an engine.DeadLetterSettlement as the redo stores it.
-type settlement struct {
-	ID      string                  `bson:"id"`
-	Status  engine.DeadLetterStatus `bson:"status"`
-	Settled time.Time               `bson:"settled_at"`
+// letterUpdateDoc is an engine.DeadLetterUpdate as the redo stores it.
+type letterUpdateDoc struct {
+	ID                          string `bson:"id"`
+	engine.DeadLetterTransition `bson:",inline"`
 }
 
 // redoOf is what remains to write of a change once its snapshot is stored:
 // its events too, unless they went into the log first (single writer).
 func (s *Store) redoOf(c engine.Change) redo {
 	r := redo{Incidents: c.Incidents, DeadLetters: c.DeadLetters}
-	for _, d := range c.Settled {
-		r.Settled = append(r.Settled, settlement(d))
+	for _, u := range c.DeadLetterUpdates {
+		r.LetterUpdates = append(r.LetterUpdates, letterUpdateDoc(u))
 	}
 	if !s.singleWriter {
 		r.Events = c.Snapshot.Pending
@@ -61,7 +59,7 @@ func (s *Store) newSnapshotDoc(c engine.Change, nonce string) (snapshotDoc, redo
 	doc := snapshotDoc{Snapshot: *c.Snapshot, Commit: nonce}
 	doc.Snapshot.Pending = nil
 	r := s.redoOf(c)
-	if len(r.Events)+len(r.Tasks)+len(r.Incidents)+len(r.DeadLetters)+len(r.Settled) > 0 {
+	if len(r.Events)+len(r.Tasks)+len(r.Incidents)+len(r.DeadLetters)+len(r.LetterUpdates) > 0 {
 		stored := r
 		stored.Events = compact(r.Events)
 		b, err := bson.Marshal(stored)
@@ -113,13 +111,12 @@ func (r redo) incidentModels() []mongo.WriteModel {
 }
 
 func (r redo) letterModels() []mongo.WriteModel {
-	out := make([]mongo.WriteModel, 0, len(r.DeadLetters)+len(r.Settled))
+	out := make([]mongo.WriteModel, 0, len(r.DeadLetters)+len(r.LetterUpdates))
 	for _, d := range r.DeadLetters {
 		out = append(out, upsertModel(d.ID, d))
 	}
-	for _, d := range r.Settled { // after the upserts: a letter may be made and settled in one commit
-		out = append(out, mongo.NewUpdateOneModel().SetFilter(bson.D{{Key: "_id", Value: d.ID}}).
-			SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: d.Status}, {Key: "settled_at", Value: d.Settled}}}}))
+	for _, u := range r.LetterUpdates { // after the upserts: a letter may be made and moved in one commit
+		out = append(out, letterUpdate(engine.DeadLetterUpdate(u)))
 	}
 	return out
 }

@@ -853,8 +853,9 @@ func testDeadLetters(t *testing.T, s engine.Store) {
 	require.NoError(t, err)
 	mk := func(id, inst string, d time.Duration) engine.DeadLetter {
 		return engine.DeadLetter{
-			ID: id, InstanceID: inst, ElementID: "pay", JobType: "pay", Attempts: 3, LastError: "x", Errors: []string{"x"},
-			Created: at(d), Status: engine.DeadLetterOpen,
+			ID: id, InstanceID: inst, Definition: "order", ElementID: "pay", IncidentID: id, JobType: "pay", Attempts: 3,
+			LastError: "x", Errors: []string{"x"}, Created: at(d), Status: engine.DeadLetterPending,
+			History: []engine.DeadLetterTransition{{Status: engine.DeadLetterPending, At: at(d), Error: "x", IncidentID: id, Attempts: 3}},
 		}
 	}
 	n1, n2 := snap("i-1", "order"), snap("i-2", "order")
@@ -870,41 +871,111 @@ func testDeadLetters(t *testing.T, s engine.Store) {
 		for _, d := range list {
 			out = append(out, d.ID)
 		}
+		n, err := s.CountDeadLetters(c, engine.DeadLetterFilter{
+			InstanceID: f.InstanceID, Definition: f.Definition, ElementID: f.ElementID, JobType: f.JobType, Error: f.Error,
+			CreatedFrom: f.CreatedFrom, CreatedTo: f.CreatedTo, SettledBefore: f.SettledBefore, Status: f.Status,
+		})
+		require.NoError(t, err)
+		if f.Limit == 0 {
+			require.Equal(t, len(out), n, "the count agrees with the list")
+		}
 		return out
 	}
 	require.Equal(t, []string{"dl-3", "dl-2", "dl-1"}, ids(engine.DeadLetterFilter{}))
 	require.Equal(t, []string{"dl-2", "dl-1"}, ids(engine.DeadLetterFilter{InstanceID: "i-1"}))
 	require.Len(t, ids(engine.DeadLetterFilter{Limit: 2}), 2)
 
-	// Settling sets the status and time and keeps the rest; a letter made
-	// and settled in one commit ends settled.
+	// Transitions: a letter made and moved in one commit ends moved; a
+	// transition from a status it may not follow changes nothing; one for
+	// a letter that is not there makes none.
 	n1 = snap("i-1", "order") // the store owns the committed one
 	n1.Seq = 2
+	move := func(id string, st engine.DeadLetterStatus, h time.Duration) engine.DeadLetterUpdate {
+		return engine.DeadLetterUpdate{ID: id, DeadLetterTransition: engine.DeadLetterTransition{Status: st, At: at(h), By: "ops"}}
+	}
+	failed := move("dl-2", engine.DeadLetterPending, 5*time.Hour)
+	failed.Error, failed.IncidentID, failed.Attempts, failed.By = "Disk Full", "inc-9", 2, ""
 	require.NoError(t, s.Commit(c, &engine.Batch{Changes: []engine.Change{{
 		Snapshot: n1, PrevSeq: 1,
 		DeadLetters: []engine.DeadLetter{mk("dl-4", "i-1", 3*time.Hour)},
-		Settled: []engine.DeadLetterSettlement{
-			{ID: "dl-1", Status: engine.DeadLetterReplayed, Settled: at(4 * time.Hour)},
-			{ID: "dl-4", Status: engine.DeadLetterCancelled, Settled: at(4 * time.Hour)},
-			{ID: "gone", Status: engine.DeadLetterCancelled, Settled: at(4 * time.Hour)},
+		DeadLetterUpdates: []engine.DeadLetterUpdate{
+			move("dl-1", engine.DeadLetterReplaying, 4*time.Hour),
+			move("dl-1", engine.DeadLetterReplayed, 5*time.Hour),
+			move("dl-1", engine.DeadLetterPending, 6*time.Hour), // settled: stays replayed
+			move("dl-2", engine.DeadLetterReplaying, 4*time.Hour),
+			failed, // its replay failed: pending again
+			move("dl-3", engine.DeadLetterReplayed, 4*time.Hour), // not replaying: stays pending
+			move("dl-4", engine.DeadLetterCancelled, 4*time.Hour),
+			move("gone", engine.DeadLetterCancelled, 4*time.Hour),
 		},
 	}}}))
 	d1, err := s.DeadLetter(c, "dl-1")
 	require.NoError(t, err)
 	require.Equal(t, engine.DeadLetterReplayed, d1.Status)
-	require.True(t, at(4*time.Hour).Equal(*d1.Settled))
+	require.True(t, at(5*time.Hour).Equal(*d1.Settled))
 	require.Equal(t, "pay", d1.JobType)
 	require.Equal(t, []string{"x"}, d1.Errors)
-	require.Equal(t, []string{"dl-3", "dl-2"}, ids(engine.DeadLetterFilter{Status: engine.DeadLetterOpen}))
-	require.Equal(t, []string{"dl-4"}, ids(engine.DeadLetterFilter{Status: engine.DeadLetterCancelled}))
+	require.Equal(t, []engine.DeadLetterStatus{engine.DeadLetterPending, engine.DeadLetterReplaying, engine.DeadLetterReplayed}, statuses(d1.History))
+	require.Equal(t, "ops", d1.History[1].By)
+	require.True(t, at(4*time.Hour).Equal(d1.History[1].At))
+
+	d2, err := s.DeadLetter(c, "dl-2")
+	require.NoError(t, err)
+	require.Equal(t, engine.DeadLetterPending, d2.Status)
+	require.Nil(t, d2.Settled)
+	require.Equal(t, []string{"x", "Disk Full"}, d2.Errors, "the failed replay's error is appended")
+	require.Equal(t, "Disk Full", d2.LastError)
+	require.Equal(t, "inc-9", d2.IncidentID)
+	require.Equal(t, 5, d2.Attempts)
+	require.Equal(t, []engine.DeadLetterStatus{engine.DeadLetterPending, engine.DeadLetterReplaying, engine.DeadLetterPending}, statuses(d2.History))
+	require.Equal(t, "Disk Full", d2.History[2].Error)
+
+	d3, err := s.DeadLetter(c, "dl-3")
+	require.NoError(t, err)
+	require.Equal(t, engine.DeadLetterPending, d3.Status)
+	require.Len(t, d3.History, 1)
 	_, err = s.DeadLetter(c, "gone")
-	require.ErrorIs(t, err, engine.ErrNotFound, "settling a letter that is not there makes none")
+	require.ErrorIs(t, err, engine.ErrNotFound, "moving a letter that is not there makes none")
+
+	// Filters, each alone and together.
+	pending := []engine.DeadLetterStatus{engine.DeadLetterPending}
+	require.Equal(t, []string{"dl-3", "dl-2"}, ids(engine.DeadLetterFilter{Status: pending}))
+	require.Equal(t, []string{"dl-4", "dl-1"}, ids(engine.DeadLetterFilter{Status: engine.SettledDeadLetters}))
+	require.Equal(t, []string{"dl-4"}, ids(engine.DeadLetterFilter{Status: []engine.DeadLetterStatus{engine.DeadLetterCancelled}}))
+	require.Equal(t, []string{"dl-2"}, ids(engine.DeadLetterFilter{Error: "disk full"}), "any case, any of its errors")
+	require.Equal(t, []string{"dl-4", "dl-3", "dl-2", "dl-1"}, ids(engine.DeadLetterFilter{Error: "x"}))
+	require.Empty(t, ids(engine.DeadLetterFilter{Error: "x.*"}), "the text is no pattern")
+	require.Equal(t, []string{"dl-3", "dl-2"}, ids(engine.DeadLetterFilter{CreatedFrom: at(time.Hour), CreatedTo: at(3 * time.Hour)}), "from inclusive, to exclusive")
+	require.Equal(t, []string{"dl-4"}, ids(engine.DeadLetterFilter{SettledBefore: at(4*time.Hour + time.Second)}), "settled before; none unsettled")
+	require.Equal(t, []string{"dl-4", "dl-1"}, ids(engine.DeadLetterFilter{SettledBefore: at(6 * time.Hour)}))
+	require.Equal(t, []string{"dl-4", "dl-3", "dl-2", "dl-1"}, ids(engine.DeadLetterFilter{Definition: "order", ElementID: "pay", JobType: "pay"}))
+	require.Empty(t, ids(engine.DeadLetterFilter{Definition: "other"}))
+	require.Empty(t, ids(engine.DeadLetterFilter{ElementID: "ship"}))
+	require.Empty(t, ids(engine.DeadLetterFilter{JobType: "ship"}))
+	require.Equal(t, []string{"dl-2"}, ids(engine.DeadLetterFilter{InstanceID: "i-1", Status: pending, Error: "DISK"}))
 
 	require.NoError(t, s.DeleteDeadLetter(c, "dl-2"))
 	require.Equal(t, []string{"dl-4", "dl-3", "dl-1"}, ids(engine.DeadLetterFilter{}))
 	require.ErrorIs(t, s.DeleteDeadLetter(c, "dl-2"), engine.ErrNotFound)
 	_, err = s.DeadLetter(c, "dl-2")
 	require.ErrorIs(t, err, engine.ErrNotFound)
+
+	// Deleting by filter removes what it selects, and only that.
+	n, err := s.DeleteDeadLetters(c, engine.DeadLetterFilter{Status: engine.SettledDeadLetters, SettledBefore: at(5 * time.Hour)})
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, []string{"dl-3", "dl-1"}, ids(engine.DeadLetterFilter{}))
+	n, err = s.DeleteDeadLetters(c, engine.DeadLetterFilter{Status: engine.SettledDeadLetters, JobType: "ship"})
+	require.NoError(t, err)
+	require.Zero(t, n)
+}
+
+func statuses(h []engine.DeadLetterTransition) []engine.DeadLetterStatus {
+	out := make([]engine.DeadLetterStatus, len(h))
+	for i, tr := range h {
+		out[i] = tr.Status
+	}
+	return out
 }
 
 // testCommitConcurrent races commits with the same guard: exactly one wins.
