@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,9 +39,10 @@ func echo(_ context.Context, job *Job) (map[string]any, error) {
 // parameters (JSON DAG) or else its variables (BPMN input mappings): url (required), method
 // (GET), headers (object), body (any JSON value), timeout (Go duration,
 // default 10s), resultVariable (default "response"). The result is
-// {status, headers, body}. A network error, a 429 or a 500–504 fails the
-// attempt (and retries, after Retry-After when the answer gives one); any
-// other 4xx or 5xx fails it permanently. Failures by status carry the code
+// {status, headers, body}. A network error, or a status the task retries
+// (wf:retryOnStatus; 429 and 500–504 by default), fails the attempt (and
+// retries, after Retry-After when the answer gives one); any other 4xx or
+// 5xx fails it permanently. Failures by status carry the code
 // HTTP_<status>, which wf:retryOn and wf:doNotRetryOn can name.
 type httpHandler struct {
 	client *http.Client
@@ -109,7 +111,7 @@ func (h *httpHandler) Handle(ctx context.Context, job *Job) (map[string]any, err
 	result := map[string]any{"status": float64(resp.StatusCode), "headers": headers, "body": decoded}
 	if code := resp.StatusCode; code >= 400 {
 		err := &CodedError{Code: "HTTP_" + strconv.Itoa(code), Err: fmt.Errorf("http task %q: %s answered %d", job.ElementID, url, code)}
-		if code != http.StatusTooManyRequests && (code < 500 || code > 504) {
+		if !retriesStatus(job.RetryOnStatus, code) {
 			return nil, Permanent(err)
 		}
 		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
@@ -118,6 +120,15 @@ func (h *httpHandler) Handle(ctx context.Context, job *Job) (map[string]any, err
 		return nil, err
 	}
 	return map[string]any{stringParam(p, "resultVariable", "response"): result}, nil
+}
+
+// retriesStatus reports whether an answer with status code is worth
+// another attempt: one of retryOn, or when it is empty 429 or 500-504.
+func retriesStatus(retryOn []int, code int) bool {
+	if len(retryOn) > 0 {
+		return slices.Contains(retryOn, code)
+	}
+	return code == http.StatusTooManyRequests || code >= 500 && code <= 504
 }
 
 // parseRetryAfter reads a Retry-After header: seconds, or an HTTP date.

@@ -27,6 +27,10 @@ type Job struct {
 	Variables  map[string]any
 	Parameters map[string]any // the task's parameters with ${...} templates filled in
 	Headers    map[string]string
+	// RetryOnStatus are the HTTP status codes the task's retry policy
+	// retries (wf:retryOnStatus), for handlers that call HTTP services;
+	// empty: 429 and 500-504.
+	RetryOnStatus []int
 }
 
 // Handler does the work of service tasks of one type. The returned variables
