@@ -27,6 +27,8 @@ const (
 	cmdChildEscalated // the instance a call activity started escalated a code it did not catch (name)
 	cmdTrigger        // move the catch waiting at an element (target), by its id
 	cmdActivateAdHoc  // start elements in the running ad-hoc sub-process target
+	cmdDequeue        // a queued instance got its place: start it (limits.go)
+	cmdTimeout        // the instance's deadline came (timeout.go)
 )
 
 // command is one request to an instance's applier. It is a plain value so

@@ -38,6 +38,7 @@ type instance struct {
 	compensable []Compensable     // completed activities a compensation can undo (compensation.go)
 	endCode     string            // a called instance ended by a BPMN error it passes to its caller
 	endMsg      string
+	deadline    Timer // the armed clock timer of Limits.Timeout, to stop when the instance ends
 
 	// the change being built
 	ctx         context.Context
@@ -105,7 +106,7 @@ type step struct {
 func newInstance(p *partition, req *startRequest) *instance {
 	x := &instance{
 		p: p, e: p.e, id: req.snap.ID, dep: req.dep, proc: req.proc,
-		head: *req.snap, status: StatusRunning,
+		head: *req.snap, status: req.snap.Status, // running, or queued (limits.go)
 		vars: req.snap.Variables,
 		// A start with a request id stored its instance (CreateInstance) before it ran.
 		unstored: !req.claimed,
