@@ -54,7 +54,7 @@ type OverLimitError struct {
 }
 
 func (e *OverLimitError) Error() string {
-	return fmt.Sprintf("definition %s already runs %d instances, the most its wf:maxConcurrentInstances allows: try again later, or set wf:overLimit=\"queue\" to queue starts over the limit",
+	return fmt.Sprintf("definition %s: its cap of %d running instances (wf:maxConcurrentInstances) is reached: try again later, or set wf:overLimit=\"queue\" to queue the starts over it",
 		e.Definition, e.Max)
 }
 
