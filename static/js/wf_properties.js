@@ -12,13 +12,26 @@ const jobTasks = ['bpmn:ServiceTask', 'bpmn:ScriptTask', 'bpmn:SendTask', 'bpmn:
 export const wfFields = [
   { name: 'readers', types: ['bpmn:Process'], label: 'Readers',
     description: 'Users and groups, comma-separated, who may read this process\'s instances besides those who work on their tasks' },
+  { name: 'timeout', types: ['bpmn:Process'], label: 'Instance timeout',
+    description: 'ISO 8601 duration an instance may run, e.g. PT1H: longer, it ends failed and its work is cancelled' },
+  { name: 'maxConcurrentInstances', types: ['bpmn:Process'], label: 'Max running instances',
+    description: 'How many instances of this definition may run at once; empty: no limit' },
+  { name: 'overLimit', types: ['bpmn:Process'], label: 'Over the limit', options: ['', 'queue', 'refuse'],
+    description: 'A start over the limit: queue (the default) waits for a running one to end; refuse answers 429' },
+  { name: 'retryBudget', types: ['bpmn:Process'], label: 'Retry budget',
+    description: 'Retries all of an instance\'s jobs get together; once spent, a failure is final. Empty: no budget' },
+  { name: 'onFailure', types: ['bpmn:Process'], label: 'Unhandled failure', options: ['', 'incident', 'fail'],
+    description: 'incident (BPMN\'s default): the token waits for an operator; fail: the instance ends failed' },
   { name: 'retries', types: jobTasks, label: 'Retries', description: 'Attempts after the first when the job fails; 0 for none' },
   { name: 'backoff', types: jobTasks, label: 'Backoff', options: ['', 'fixed', 'linear', 'exponential', 'immediate'] },
+  { name: 'backoffFactor', types: jobTasks, label: 'Backoff factor', description: 'How much each exponential delay grows, 1 or more; default 2' },
   { name: 'retryDelay', types: jobTasks, label: 'Retry delay', description: 'ISO 8601 duration before the first retry, e.g. PT5S' },
   { name: 'maxDelay', types: jobTasks, label: 'Longest delay', description: 'ISO 8601 duration the backoff never exceeds, e.g. PT5M' },
   { name: 'jitter', types: jobTasks, label: 'Jitter', description: 'Share of each delay to randomise, between 0 and 1, e.g. 0.1' },
   { name: 'retryOn', types: jobTasks, label: 'Retry on', description: 'Error codes that are retried, comma-separated; empty: every failure' },
   { name: 'doNotRetryOn', types: jobTasks, label: 'Never retry on', description: 'Error codes that are never retried, comma-separated: the first such failure is an incident' },
+  { name: 'retryOnStatus', types: jobTasks, label: 'Retry on HTTP status',
+    description: 'HTTP status codes an http task retries, comma-separated, e.g. 429, 503; empty: 429 and 500-504' },
   { name: 'timeout', types: jobTasks, label: 'Timeout', description: 'ISO 8601 duration one attempt may take, e.g. PT30S' },
   { name: 'concurrency', types: jobTasks, label: 'Concurrency', description: 'How many of these jobs may run at once' },
   { name: 'rateLimit', types: jobTasks, label: 'Rate limit', description: 'How many of these jobs may start per second' },
@@ -42,7 +55,7 @@ function Field(props) {
   const setValue = (value) => modeling.updateModdleProperties(element, bo, { [attr]: value || undefined });
   if (field.options) {
     return h(SelectEntry, {
-      element, id, label: field.label, getValue, setValue,
+      element, id, label: field.label, description: field.description, getValue, setValue,
       getOptions: () => field.options.map((o) => ({ value: o, label: o || '(engine default)' })),
     });
   }
