@@ -38,22 +38,38 @@ func TestRetryStrategies(t *testing.T) {
 		random float64 // what the engine's randomness gives (0.5: jitter adds nothing)
 		delays []time.Duration
 	}{
-		{"exponential with factor 3", `wf:retries="4" wf:retryDelay="PT1S" wf:backoffFactor="3" wf:maxDelay="PT1H"`, 0.5,
-			[]time.Duration{time.Second, 3 * time.Second, 9 * time.Second, 27 * time.Second}},
-		{"exponential, factor 2 by default", `wf:retries="3" wf:retryDelay="PT1S"`, 0.5,
-			[]time.Duration{time.Second, 2 * time.Second, 4 * time.Second}},
-		{"linear", `wf:retries="3" wf:backoff="linear" wf:retryDelay="PT2S"`, 0.5,
-			[]time.Duration{2 * time.Second, 4 * time.Second, 6 * time.Second}},
-		{"fixed", `wf:retries="3" wf:backoff="fixed" wf:retryDelay="PT5S"`, 0.5,
-			[]time.Duration{5 * time.Second, 5 * time.Second, 5 * time.Second}},
-		{"immediate", `wf:retries="3" wf:backoff="immediate" wf:retryDelay="PT5S"`, 0.5,
-			[]time.Duration{0, 0, 0}},
-		{"max delay caps the growth", `wf:retries="4" wf:retryDelay="PT10S" wf:backoffFactor="3" wf:maxDelay="PT1M"`, 0.5,
-			[]time.Duration{10 * time.Second, 30 * time.Second, time.Minute, time.Minute}},
-		{"jitter spreads the delay", `wf:retries="2" wf:backoff="fixed" wf:retryDelay="PT10S" wf:jitter="0.2"`, 1,
-			[]time.Duration{12 * time.Second, 12 * time.Second}},
-		{"jitter off uses the delay as computed", `wf:retries="2" wf:backoff="fixed" wf:retryDelay="PT10S" wf:jitter="0"`, 1,
-			[]time.Duration{10 * time.Second, 10 * time.Second}},
+		{
+			"exponential with factor 3", `wf:retries="4" wf:retryDelay="PT1S" wf:backoffFactor="3" wf:maxDelay="PT1H"`, 0.5,
+			[]time.Duration{time.Second, 3 * time.Second, 9 * time.Second, 27 * time.Second},
+		},
+		{
+			"exponential, factor 2 by default", `wf:retries="3" wf:retryDelay="PT1S"`, 0.5,
+			[]time.Duration{time.Second, 2 * time.Second, 4 * time.Second},
+		},
+		{
+			"linear", `wf:retries="3" wf:backoff="linear" wf:retryDelay="PT2S"`, 0.5,
+			[]time.Duration{2 * time.Second, 4 * time.Second, 6 * time.Second},
+		},
+		{
+			"fixed", `wf:retries="3" wf:backoff="fixed" wf:retryDelay="PT5S"`, 0.5,
+			[]time.Duration{5 * time.Second, 5 * time.Second, 5 * time.Second},
+		},
+		{
+			"immediate", `wf:retries="3" wf:backoff="immediate" wf:retryDelay="PT5S"`, 0.5,
+			[]time.Duration{0, 0, 0},
+		},
+		{
+			"max delay caps the growth", `wf:retries="4" wf:retryDelay="PT10S" wf:backoffFactor="3" wf:maxDelay="PT1M"`, 0.5,
+			[]time.Duration{10 * time.Second, 30 * time.Second, time.Minute, time.Minute},
+		},
+		{
+			"jitter spreads the delay", `wf:retries="2" wf:backoff="fixed" wf:retryDelay="PT10S" wf:jitter="0.2"`, 1,
+			[]time.Duration{12 * time.Second, 12 * time.Second},
+		},
+		{
+			"jitter off uses the delay as computed", `wf:retries="2" wf:backoff="fixed" wf:retryDelay="PT10S" wf:jitter="0"`, 1,
+			[]time.Duration{10 * time.Second, 10 * time.Second},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
