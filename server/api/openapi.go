@@ -152,6 +152,7 @@ func apiSchemas() map[string]any {
 			"tasks": map[string]any{"type": "array", "items": ref("Task")}, "incidents": map[string]any{"type": "array", "items": ref("Incident")},
 			"history": map[string]any{"type": "array", "items": anyOb}, "statusUrl": str, "startedAt": tim, "endedAt": tim,
 			"parent": anyOb, "children": map[string]any{"type": "array", "items": anyOb},
+			"queued": obj(map[string]any{"position": num}), "deadline": tim, "retriesUsed": num,
 		}, "id", "status"),
 		"InstancePage":    pageOf("Instance"),
 		"Variables":       obj(map[string]any{"variables": anyOb}),
