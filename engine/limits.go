@@ -38,6 +38,10 @@ import (
 // an engine owns its instances (one process), so the memory count is exact.
 // Each queued instance is one document (its snapshot), written once when
 // queued and once when it starts: single-document updates only.
+//
+// A start is admitted before its request id is claimed: a repeated request
+// over a full cap is refused (or queued, then dropped as the duplicate it
+// is) rather than answered with the instance it created before.
 
 // ErrOverLimit is what a refused start over its definition's cap is (errors.Is).
 var ErrOverLimit = errors.New("too many running instances")
