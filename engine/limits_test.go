@@ -219,3 +219,39 @@ func TestMaxConcurrentQueueSurvivesRestart(t *testing.T) {
 		require.Equal(t, engine.StatusCompleted, status(id))
 	}
 }
+
+// TestQueuedStartsAtRecovery: an end stored just before a crash, whose
+// queued start was not: recovery finds the free place and starts it.
+func TestQueuedStartsAtRecovery(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st := memstore.New()
+	e1, err := engine.New(engine.Config{Store: st, Clock: engine.NewVirtualClock(epoch)})
+	require.NoError(t, err)
+	require.NoError(t, e1.Run(ctx))
+	rec, _, err := e1.Deploy(ctx, engine.DeployRequest{Source: cappedProcess("capped", `wf:maxConcurrentInstances="1"`)})
+	require.NoError(t, err)
+	running, _, err := e1.Start(ctx, engine.StartRequest{Definition: rec.Key})
+	require.NoError(t, err)
+	queued, _, err := e1.Start(ctx, engine.StartRequest{Definition: rec.Key})
+	require.NoError(t, err)
+	require.Equal(t, engine.StatusQueued, queued.Status)
+	require.NoError(t, e1.WaitIdle(ctx))
+	e1.Close()
+
+	// The crash: the running instance's cancellation is stored, nothing after it.
+	snap, err := st.Instance(ctx, running.ID)
+	require.NoError(t, err)
+	ended := *snap
+	ended.Seq, ended.Status, ended.Tokens, ended.Tasks, ended.Ended = snap.Seq+1, engine.StatusCancelled, nil, nil, &epoch
+	ended.Pending = []engine.Event{{InstanceID: running.ID, Seq: snap.Seq + 1, Type: engine.EventInstanceCancelled, Time: epoch}}
+	require.NoError(t, st.Commit(ctx, &engine.Batch{Changes: []engine.Change{{Snapshot: &ended, PrevSeq: snap.Seq}}}))
+
+	e2 := engineOn(t, st)
+	require.NoError(t, e2.WaitIdle(ctx))
+	got, err := st.Instance(ctx, queued.ID)
+	require.NoError(t, err)
+	require.Equal(t, engine.StatusWaiting, got.Status)
+	require.Len(t, got.Tasks, 1)
+}
