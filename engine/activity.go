@@ -119,7 +119,11 @@ func (x *instance) jobFailed(c command) {
 	msg := c.err.Error()
 	x.emit(EventJobFailed, n, t, map[string]any{"attempt": t.attempt, "error": msg})
 	policy := n.Retry.WithDefaults()
-	if !errors.Is(c.err, errPermanent) && policy.Allows(t.attempt, errorCode(c.err)) {
+	retry := !errors.Is(c.err, errPermanent) && policy.Allows(t.attempt, errorCode(c.err))
+	if retry && !x.spendRetry() {
+		retry, msg = false, x.budgetSpent(msg)
+	}
+	if retry {
 		delay := c.after
 		if delay == 0 {
 			delay = jittered(policy.DelayFor(t.attempt), policy.Jitter, x.e.cfg.Random)

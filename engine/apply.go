@@ -20,6 +20,9 @@ func (x *instance) apply(ctx context.Context, c command) reply {
 			return x.reply(c, fmt.Errorf("instance %s: %w", x.id, ErrInstancePaused))
 		}
 	}
+	if x.status == StatusQueued && c.kind != cmdDequeue && c.kind != cmdCancel {
+		return x.reply(c, x.whileQueued(c))
+	}
 	if c.reply != nil && c.kind != cmdSignal { // a caller waits: refuse, change nothing
 		if err := x.checkTotal(c.incoming()); err != nil {
 			return x.reply(c, err)
@@ -80,6 +83,10 @@ func (x *instance) do(ctx context.Context, c command) error {
 		err = x.move(c)
 	case cmdDiscardDeadLetter:
 		err = x.discardLetter(c)
+	case cmdDequeue:
+		err = x.dequeue()
+	case cmdTimeout:
+		x.timedOut()
 	default:
 		err = fmt.Errorf("unknown command %d", c.kind)
 	}

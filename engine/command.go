@@ -22,12 +22,14 @@ const (
 	cmdSetVariables
 	cmdMove
 	cmdSignal
-	cmdLoad           // bring a stored instance into its applier (recovery)
-	cmdChildEnded     // the instance a call activity started ended, or could not start
-	cmdChildEscalated // the instance a call activity started escalated a code it did not catch (name)
-	cmdTrigger        // move the catch waiting at an element (target), by its id
-	cmdActivateAdHoc  // start elements in the running ad-hoc sub-process target
-	cmdDiscardDeadLetter
+	cmdLoad              // bring a stored instance into its applier (recovery)
+	cmdChildEnded        // the instance a call activity started ended, or could not start
+	cmdChildEscalated    // the instance a call activity started escalated a code it did not catch (name)
+	cmdTrigger           // move the catch waiting at an element (target), by its id
+	cmdActivateAdHoc     // start elements in the running ad-hoc sub-process target
+	cmdDiscardDeadLetter // discard a pending dead letter (dead_letter.go)
+	cmdDequeue           // a queued instance got its place: start it (limits.go)
+	cmdTimeout           // the instance's deadline came (timeout.go)
 )
 
 // command is one request to an instance's applier. It is a plain value so

@@ -10,6 +10,7 @@ import (
 
 // start puts the first token on the start event.
 func (x *instance) start(req *startRequest) {
+	x.armDeadline()
 	x.emit(EventInstanceStarted, nil, nil, map[string]any{
 		"definition": x.head.DefinitionKey, "version": x.head.Version, "businessKey": x.head.BusinessKey,
 	})
@@ -66,6 +67,7 @@ func (x *instance) load() {
 		x.start(&startRequest{start: x.proc.Node(x.head.StartElement)}) // nil: an implicit start
 		return
 	}
+	x.armDeadline()
 	if x.status == StatusPaused {
 		return
 	}

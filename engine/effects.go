@@ -21,6 +21,7 @@ type effects struct {
 	ends        []childEnd // called instances that ended, to tell their callers
 	cancels     []string   // called instances whose call activity was withdrawn
 	escalations []childEscalation
+	deadlines   []timerArm // instance timeouts to arm (timeout.go)
 }
 
 type timerArm struct {
@@ -66,6 +67,7 @@ func (f *effects) run(e *Engine) {
 		}
 		a.inst.timers[sub] = t
 	}
+	f.armDeadlines(e)
 	for _, j := range f.jobs {
 		e.busy.Add(1)
 		e.workers.dispatch(j)
@@ -125,4 +127,6 @@ func (f *effects) reset() {
 	f.ends = f.ends[:0]
 	f.cancels = f.cancels[:0]
 	f.escalations = f.escalations[:0]
+	clear(f.deadlines)
+	f.deadlines = f.deadlines[:0]
 }

@@ -39,6 +39,7 @@ type Engine struct {
 	buffer      *messageBuffer // messages published with a TTL that wait for a subscriber
 	external    *externalJobs
 	startTimers startTimers
+	limits      *limiter // caps of running instances (limits.go)
 
 	busy   atomic.Int64 // commands and jobs under way; zero means idle
 	idleCh chan struct{}
@@ -77,6 +78,7 @@ func New(cfg Config) (*Engine, error) {
 	e.buffer = newMessageBuffer(e, cfg.MessageBuffer)
 	e.startTimers.byKey = map[string][]Timer{}
 	e.defs = newDeployments(e)
+	e.limits = newLimiter(e)
 	e.workers = newWorkerPools(e)
 	for i := range cfg.Partitions {
 		e.partitions = append(e.partitions, newPartition(e, i))
@@ -153,6 +155,7 @@ func (e *Engine) export(events []Event) {
 	for _, s := range e.subscribers {
 		s.x.Export(events)
 	}
+	e.limits.ended(events) // after the exporters: a queued start follows the end they saw
 }
 
 func (e *Engine) exportTasks(tasks []Task) {

@@ -12,6 +12,7 @@ const (
 	EventInstancePaused    EventType = "instance.paused"
 	EventInstanceResumed   EventType = "instance.resumed"
 	EventInstanceFailed    EventType = "instance.failed"
+	EventInstanceQueued    EventType = "instance.queued" // over its definition's cap: it starts when a place is free
 
 	EventElementActivated  EventType = "element.activated"  // a token entered a node
 	EventElementCompleted  EventType = "element.completed"  // a token left a node

@@ -39,6 +39,7 @@ type instance struct {
 	endCode     string            // a called instance ended by a BPMN error it passes to its caller
 	endMsg      string
 	joins       []*policyJoin // the process's joins with a join policy (join_policy.go); nil for most
+	deadline    Timer         // the armed clock timer of Limits.Timeout, to stop when the instance ends
 
 	// the change being built
 	ctx         context.Context
@@ -109,7 +110,7 @@ type step struct {
 func newInstance(p *partition, req *startRequest) *instance {
 	x := &instance{
 		p: p, e: p.e, id: req.snap.ID, dep: req.dep, proc: req.proc,
-		head: *req.snap, status: StatusRunning, joins: req.dep.joins[req.proc],
+		head: *req.snap, status: req.snap.Status, joins: req.dep.joins[req.proc], // running, or queued (limits.go)
 		vars: req.snap.Variables,
 		// A start with a request id stored its instance (CreateInstance) before it ran.
 		unstored: !req.claimed,

@@ -26,7 +26,10 @@ func (e *Engine) recover(ctx context.Context) error {
 			e.scheduleStarts(rec, dep.def)
 		}
 	}
+	e.limits.beginRecovery()
+	defer e.limits.endRecovery()
 	return e.store.Unfinished(ctx, func(s *Snapshot) error {
+		e.recoverLimits(ctx, s)
 		return e.submit(ctx, command{kind: cmdLoad, inst: s.ID, snap: s})
 	})
 }

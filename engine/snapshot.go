@@ -35,6 +35,14 @@ type Snapshot struct {
 	// Pending are the events of the change that produced this snapshot, kept
 	// with it so the log can be completed after a crash.
 	Pending []Event `json:"-" bson:"pending,omitempty"`
+
+	// Queued: the instance waits for a place under its definition's cap of
+	// running instances (StatusQueued), and this says how it starts (limits.go).
+	Queued *QueuedStart `json:"queued,omitempty" bson:"queued,omitempty"`
+	// Deadline is when the instance times out (Limits.Timeout; timeout.go).
+	Deadline *time.Time `json:"deadline,omitempty" bson:"deadline,omitempty"`
+	// RetriesUsed counts the retries its jobs took, against Limits.RetryBudget.
+	RetriesUsed int `json:"retriesUsed,omitempty" bson:"retries_used,omitempty"`
 }
 
 // Head returns a copy of the snapshot without what can be large: the

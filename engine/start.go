@@ -51,6 +51,22 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*Snapshot, bool, 
 	if err != nil {
 		return nil, false, err
 	}
+	place, err := e.limits.admit(sr)
+	if err != nil {
+		return nil, false, err
+	}
+	if place != nil { // the count needs the outcome: the caller leaving must not make it unknown
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), loadTimeout+commitTimeout)
+		defer cancel()
+	}
+	snap, created, err := e.startPrepared(ctx, req, sr)
+	place.settle(snap, created, err)
+	return snap, created, err
+}
+
+// startPrepared stores and runs a prepared start.
+func (e *Engine) startPrepared(ctx context.Context, req StartRequest, sr *startRequest) (*Snapshot, bool, error) {
 	snap := sr.snap
 	if req.RequestID != "" { // claim the request id first; without one the first commit creates the instance
 		existing, err := e.store.CreateInstance(ctx, snap)

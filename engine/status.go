@@ -8,6 +8,7 @@ const (
 	StatusWaiting   Status = "waiting"   // every token waits for something outside (task, message, timer, job)
 	StatusIncident  Status = "incident"  // a token is stuck on an incident
 	StatusPaused    Status = "paused"    // an operator paused it
+	StatusQueued    Status = "queued"    // waits for a place under its definition's cap of running instances (limits.go)
 	StatusCompleted Status = "completed" // no token left
 	StatusFailed    Status = "failed"    // ended by an unhandled error it cannot recover from
 	StatusCancelled Status = "cancelled" // an operator cancelled it

@@ -404,6 +404,7 @@ func (x *instance) scopeBusy(id uint64) bool {
 
 // finish ends the instance.
 func (x *instance) finish(s Status, typ EventType, detail map[string]any) {
+	x.stopDeadline()
 	for _, sub := range x.subs {
 		x.dropSubscription(sub)
 	}

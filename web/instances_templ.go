@@ -32,7 +32,7 @@ type InstancesData struct {
 	Pager       Pager
 }
 
-var instanceStatuses = []string{"running", "waiting", "incident", "paused", "completed", "failed", "cancelled"}
+var instanceStatuses = []string{"running", "waiting", "incident", "paused", "queued", "completed", "failed", "cancelled"}
 
 // InstancesPage lists instances with filters; the list refreshes live.
 func InstancesPage(p Page, d InstancesData) templ.Component {

@@ -46,6 +46,10 @@ var wfAttributes = map[string]func(x *extension, v string){
 	},
 	"retryOn":      func(x *extension, v string) { x.n.Retry.RetryOn = splitList(v) },
 	"doNotRetryOn": func(x *extension, v string) { x.n.Retry.DoNotRetryOn = splitList(v) },
+
+	"backoffFactor": readBackoffFactor, // wf_limits.go
+	"retryOnStatus": readRetryOnStatus,
+
 	"concurrency": func(x *extension, v string) {
 		c, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || c < 1 {

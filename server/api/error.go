@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -86,6 +87,9 @@ func HandleError(c *fiber.Ctx, err error) error {
 	e := Classify(err)
 	id := CorrelationID(c)
 	c.Set(CorrelationHeader, id)
+	if over := (*engine.OverLimitError)(nil); errors.As(err, &over) {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(retryAfterSeconds(over.RetryAfter)))
+	}
 	return c.Status(e.Status).JSON(Envelope{Error: EnvelopeError{
 		Code: e.Code, Message: e.Message, Details: e.Details, CorrelationID: id, Timestamp: time.Now().UTC(),
 	}})
@@ -101,6 +105,7 @@ func Classify(err error) *Error {
 		taskErr  *tasks.Error
 		idErr    *identity.Error
 		tooLarge *engine.VariableTooLargeError
+		over     *engine.OverLimitError
 	)
 	msg := err.Error()
 	switch {
@@ -116,6 +121,11 @@ func Classify(err error) *Error {
 		details := make([]model.Problem, len(probs))
 		copy(details, probs)
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "invalid_definition", Message: msg, Details: details}
+	case errors.As(err, &over):
+		return &Error{
+			Status: http.StatusTooManyRequests, Code: "over_limit", Message: msg,
+			Details: []map[string]any{{"definition": over.Definition, "maxConcurrentInstances": over.Max, "retryAfterSeconds": retryAfterSeconds(over.RetryAfter)}},
+		}
 	case errors.As(err, &tooLarge):
 		return &Error{
 			Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Message: msg,
@@ -153,6 +163,11 @@ func Classify(err error) *Error {
 		return &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: msg + ": try again later"}
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: "internal", Message: "internal error: see the server log under the correlation id"}
+}
+
+// retryAfterSeconds is d in whole seconds, at least one (HTTP Retry-After).
+func retryAfterSeconds(d time.Duration) int {
+	return max(1, int((d+time.Second-1)/time.Second))
 }
 
 func fiberMessage(e *fiber.Error) string {

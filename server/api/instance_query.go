@@ -28,7 +28,7 @@ type instanceItem struct {
 
 var instanceStatuses = []engine.Status{
 	engine.StatusRunning, engine.StatusWaiting, engine.StatusIncident,
-	engine.StatusPaused, engine.StatusCompleted, engine.StatusFailed, engine.StatusCancelled,
+	engine.StatusPaused, engine.StatusQueued, engine.StatusCompleted, engine.StatusFailed, engine.StatusCancelled,
 }
 
 // listInstances is GET /api/v1/instances?definition=&status=&businessKey=

@@ -41,7 +41,7 @@ var apiOperations = []apiOperation{
 	{"post", "/scripts/check", "designer", "Whether JavaScript compiles as a script task or listener body, and where not: {ok, error, line, column}", nil, "ScriptSource", 200, "ScriptCheck", []int{400}},
 	{"get", "/timers/preview", "designer", "When a timer would fire from now: kind (duration, date, cycle), expression, timeZone (IANA, for cron cycles), count (default 5)", []string{"kind", "expression", "timeZone", "count"}, "", 200, "TimerPreview", []int{400}},
 
-	{"post", "/instances", "instances", "Start an instance; a repeated requestId returns the existing one with 200", nil, "StartRequest", 201, "Instance", []int{404, 409, 429}},
+	{"post", "/instances", "instances", "Start an instance; a repeated requestId returns the existing one with 200; over its definition's wf:maxConcurrentInstances it is queued (status queued) or refused (429 over_limit, Retry-After)", nil, "StartRequest", 201, "Instance", []int{404, 409, 429}},
 	{"get", "/instances", "instances", "List instances, newest first", []string{"definition", "status", "businessKey", "startedAfter", "startedBefore", "limit", "cursor"}, "", 200, "InstancePage", nil},
 	{"get", "/instances/{id}", "instances", "Get an instance with tokens, variables, open tasks, incidents (and history with include=history)", []string{"include"}, "", 200, "Instance", []int{404}},
 	{"post", "/instances/{id}/pause", "instances", "Pause an instance", nil, "", 200, "Instance", []int{404, 409}},
@@ -69,9 +69,9 @@ var apiOperations = []apiOperation{
 	{"post", "/tasks/{id}/comments", "tasks", "Comment on an open task (anyone who may see it)", nil, "Comment", 200, "Task", []int{400, 404, 409, 413}},
 	{"post", "/tasks/{id}/complete", "tasks", "Complete a task with the form's variables (claims an unassigned one in the same action); 400 invalid_form_values, 409 task_claimed / task_not_open / instance_paused", nil, "Variables", 200, "Task", []int{400, 403, 404, 409, 429}},
 
-	{"post", "/conditions", "messages", "Start every latest process whose conditional start event holds for the variables", nil, "Conditions", 200, "Started", []int{400}},
-	{"post", "/messages", "messages", "Correlate a message by name and correlation key; with ttlMs an unmatched message is buffered (202)", nil, "Message", 200, "Correlated", []int{404, 503}},
-	{"post", "/signals", "messages", "Broadcast a signal to every instance waiting for it (and start those with a signal start event)", nil, "Signal", 200, "", []int{400}},
+	{"post", "/conditions", "messages", "Start every latest process whose conditional start event holds for the variables", nil, "Conditions", 200, "Started", []int{400, 429}},
+	{"post", "/messages", "messages", "Correlate a message by name and correlation key; with ttlMs an unmatched message is buffered (202)", nil, "Message", 200, "Correlated", []int{404, 429, 503}},
+	{"post", "/signals", "messages", "Broadcast a signal to every instance waiting for it (and start those with a signal start event)", nil, "Signal", 200, "", []int{400, 429}},
 
 	{"post", "/jobs/fetch-and-lock", "jobs", "Fetch and lock external jobs of a type; a job whose circuit breaker is open fails with CIRCUIT_OPEN instead of being handed out", nil, "FetchAndLock", 200, "JobPage", nil},
 	{"post", "/jobs/{key}/complete", "jobs", "Complete a locked external job", nil, "JobComplete", 200, "", []int{404, 409}},
@@ -166,11 +166,12 @@ func apiSchemas() map[string]any {
 		"StartRequest": obj(map[string]any{"definition": str, "version": num, "requestId": str, "businessKey": str, "variables": anyOb}, "definition"),
 		"Instance": obj(map[string]any{
 			"id": str, "definition": str, "definitionId": str, "version": num, "businessKey": str,
-			"status": map[string]any{"type": "string", "enum": []string{"running", "waiting", "incident", "paused", "completed", "failed", "cancelled"}},
+			"status": map[string]any{"type": "string", "enum": []string{"running", "waiting", "incident", "paused", "queued", "completed", "failed", "cancelled"}},
 			"tokens": map[string]any{"type": "array", "items": anyOb}, "variables": anyOb,
 			"tasks": map[string]any{"type": "array", "items": ref("Task")}, "incidents": map[string]any{"type": "array", "items": ref("Incident")},
 			"history": map[string]any{"type": "array", "items": anyOb}, "statusUrl": str, "startedAt": tim, "endedAt": tim,
 			"parent": anyOb, "children": map[string]any{"type": "array", "items": anyOb},
+			"queued": obj(map[string]any{"position": num}), "deadline": tim, "retriesUsed": num,
 		}, "id", "status"),
 		"InstancePage":    pageOf("Instance"),
 		"Variables":       obj(map[string]any{"variables": anyOb}),

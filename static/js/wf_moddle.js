@@ -14,12 +14,14 @@ export const wfModdle = {
     {
       name: 'ProcessAttributes',
       extends: ['bpmn:Process'],
-      properties: [{ name: 'readers', isAttr: true, type: 'String' }],
+      properties: ['readers', 'timeout', 'maxConcurrentInstances', 'overLimit', 'retryBudget', 'onFailure']
+        .map((name) => ({ name, isAttr: true, type: 'String' })),
     },
     {
       name: 'JobAttributes',
       extends: ['bpmn:ServiceTask', 'bpmn:ScriptTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'],
-      properties: ['type', 'retries', 'backoff', 'retryDelay', 'maxDelay', 'jitter', 'retryOn', 'doNotRetryOn', 'timeout', 'concurrency', 'rateLimit', 'priority']
+      properties: ['type', 'retries', 'backoff', 'backoffFactor', 'retryDelay', 'maxDelay', 'jitter', 'retryOn', 'doNotRetryOn', 'retryOnStatus',
+        'timeout', 'concurrency', 'rateLimit', 'priority']
         .map((name) => ({ name, isAttr: true, type: 'String' })),
     },
     {
