@@ -39,6 +39,8 @@ type Engine struct {
 	buffer      *messageBuffer // messages published with a TTL that wait for a subscriber
 	external    *externalJobs
 	startTimers startTimers
+	progress    *progressBoard  // what running jobs report (progress.go)
+	timings     *versionTimings // how long versions' instances take, for progress estimates
 
 	busy   atomic.Int64 // commands and jobs under way; zero means idle
 	idleCh chan struct{}
@@ -75,6 +77,8 @@ func New(cfg Config) (*Engine, error) {
 		external: newExternalJobs(),
 	}
 	e.buffer = newMessageBuffer(e, cfg.MessageBuffer)
+	e.progress = newProgressBoard(e)
+	e.timings = newVersionTimings(cfg.Store)
 	e.startTimers.byKey = map[string][]Timer{}
 	e.defs = newDeployments(e)
 	e.workers = newWorkerPools(e)
@@ -122,6 +126,7 @@ func (e *Engine) Close() {
 	e.cancel()
 	e.buffer.close()
 	e.workers.close()
+	e.progress.close()
 	e.wg.Wait()
 }
 
@@ -148,6 +153,7 @@ func (e *Engine) export(events []Event) {
 	if len(events) == 0 {
 		return
 	}
+	e.progress.settle(events)
 	e.subsMu.RLock()
 	defer e.subsMu.RUnlock()
 	for _, s := range e.subscribers {

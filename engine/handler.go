@@ -27,6 +27,9 @@ type Job struct {
 	Variables  map[string]any
 	Parameters map[string]any // the task's parameters with ${...} templates filled in
 	Headers    map[string]string
+
+	eng *Engine // for ReportProgress; nil for a job no engine runs
+	run *jobRun
 }
 
 // Handler does the work of service tasks of one type. The returned variables

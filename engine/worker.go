@@ -254,6 +254,7 @@ func (e *Engine) work(ctx context.Context, j *jobRun) (vars map[string]any, err 
 		Key:        j.inst + "/" + n.ID + "/" + strconv.Itoa(j.attempt),
 		InstanceID: j.inst, DefinitionKey: j.defKey, ElementID: n.ID, Type: n.Job.Type,
 		Attempt: j.attempt, Variables: j.vars, Headers: n.Job.Headers,
+		eng: e, run: j,
 	}
 	if len(n.Job.Parameters) > 0 {
 		if job.Parameters, err = e.fillParameters(ctx, n.Job.Parameters, j.vars); err != nil {
