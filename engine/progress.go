@@ -71,9 +71,9 @@ func (e *Engine) ReportJobProgress(_ context.Context, key, worker string, percen
 func checkProgress(percent float64, message string) error {
 	switch {
 	case math.IsNaN(percent) || percent < 0 || percent > 100:
-		return fmt.Errorf("progress percent is %v: use 0 to 100: %w", percent, ErrInvalidInput)
+		return fmt.Errorf("progress \"percent\" is %v: use 0 to 100: %w", percent, ErrInvalidInput)
 	case utf8.RuneCountInString(message) > ProgressMessageMax:
-		return fmt.Errorf("progress message has %d characters: use at most %d: %w", utf8.RuneCountInString(message), ProgressMessageMax, ErrInvalidInput)
+		return fmt.Errorf("progress \"message\" has %d characters: use at most %d: %w", utf8.RuneCountInString(message), ProgressMessageMax, ErrInvalidInput)
 	}
 	return nil
 }

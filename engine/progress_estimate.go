@@ -50,8 +50,7 @@ const (
 // instance's events, and the timings of completed instances of its version
 // (see versionTimings for what that costs).
 func (e *Engine) Progress(ctx context.Context, snap *Snapshot) (Progress, error) {
-	reports := e.progress.reports(snap.ID)
-	p := Progress{Elements: elementReports(reports)}
+	p := Progress{Elements: map[string]ElementProgress{}}
 	if snap.Status == StatusCompleted {
 		p.Percent, p.Basis = 100, ProgressEnded
 		return p, nil
@@ -66,6 +65,15 @@ func (e *Engine) Progress(ctx context.Context, snap *Snapshot) (Progress, error)
 	}
 	now := e.clock.Now()
 	run := walkRun(events)
+	// A report stands while its token is on its element: the board forgets
+	// it when the element completes, which may come after the store said so.
+	reports := e.progress.reports(snap.ID)
+	for tok, tr := range reports {
+		if open, ok := run.open[tok]; !ok || open.element != tr.element || snap.Status.Done() {
+			delete(reports, tok)
+		}
+	}
+	p.Elements = elementReports(reports)
 	if stats.samples == 0 {
 		dep, err := e.defs.byID(ctx, snap.DefinitionID)
 		if err != nil {
@@ -76,10 +84,8 @@ func (e *Engine) Progress(ctx context.Context, snap *Snapshot) (Progress, error)
 			nodes = max(1, len(proc.AllNodes))
 		}
 		done := float64(len(run.completed))
-		for tok, el := range run.open {
-			if tr, ok := reports[tok]; ok && tr.element == el.element {
-				done += tr.Percent / 100
-			}
+		for _, tr := range reports {
+			done += tr.Percent / 100
 		}
 		p.Percent, p.Basis = percentOf(done/float64(nodes), snap.Status), ProgressByCounts
 		return p, nil
@@ -97,7 +103,7 @@ func (e *Engine) Progress(ctx context.Context, snap *Snapshot) (Progress, error)
 		}
 		var f float64
 		switch tr, reported := reports[tok]; {
-		case reported && tr.element == open.element:
+		case reported:
 			f = tr.Percent / 100
 		case t.pass > 0:
 			f = min(1, float64(now.Sub(open.at))/float64(t.pass))

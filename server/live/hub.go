@@ -313,6 +313,10 @@ func (h *Hub) dispatchInstance(id string, evs []engine.Event) {
 		if len(subsI) == 0 && len(subsD) == 0 {
 			continue
 		}
+		if ev.Transient() {
+			h.sendTransientLocked(subsI, ev)
+			continue
+		}
 		f := eventFrame(ev)
 		h.gen++
 		for c, sub := range subsI {
@@ -334,6 +338,23 @@ func (h *Hub) dispatchInstance(id string, evs []engine.Event) {
 			if c.mark != h.gen && !c.dead {
 				h.sendLocked(c, f)
 			}
+		}
+	}
+}
+
+// sendTransientLocked sends a transient event (progress: no seq, not in the
+// log) to the instance's followers. Those still replaying miss it, as
+// they would have before connecting: the next one, or the instance's
+// GET, tells the same. Followers of a whole definition do not get it:
+// progress is for the monitor of one instance.
+func (h *Hub) sendTransientLocked(subs map[*client]*instanceSub, ev *engine.Event) {
+	if len(subs) == 0 {
+		return
+	}
+	f := eventFrame(ev)
+	for c, sub := range subs {
+		if !c.dead && !sub.replaying {
+			h.sendLocked(c, f)
 		}
 	}
 }
