@@ -343,17 +343,24 @@ func (h *Hub) dispatchInstance(id string, evs []engine.Event) {
 }
 
 // sendTransientLocked sends a transient event (progress: no seq, not in the
-// log) to the instance's followers. Those still replaying miss it, as
-// they would have before connecting: the next one, or the instance's
-// GET, tells the same. Followers of a whole definition do not get it:
-// progress is for the monitor of one instance.
+// log) to the instance's followers; one still replaying gets it after the
+// replay, unless its buffer is full: a transient event is not worth a
+// disconnect, the next one or the instance's GET tells the same. Followers
+// of a whole definition do not get it: progress is for the monitor of one
+// instance.
 func (h *Hub) sendTransientLocked(subs map[*client]*instanceSub, ev *engine.Event) {
 	if len(subs) == 0 {
 		return
 	}
 	f := eventFrame(ev)
 	for c, sub := range subs {
-		if !c.dead && !sub.replaying {
+		switch {
+		case c.dead:
+		case sub.replaying:
+			if len(sub.buf) < h.cfg.SendBuffer {
+				sub.buf = append(sub.buf, *ev)
+			}
+		default:
 			h.sendLocked(c, f)
 		}
 	}
