@@ -46,16 +46,25 @@ const (
 	ProgressEnded       = "ended"
 )
 
+// progressEventsMax bounds the events of the instance an estimate reads:
+// the newest ones. A token that entered its element before them counts as
+// just entered, and elements completed only before them do not count.
+const progressEventsMax = 2000
+
 // Progress estimates how far an instance is (see Progress). It reads the
-// instance's events, and the timings of completed instances of its version
-// (see versionTimings for what that costs).
+// instance's newest events (progressEventsMax), and the timings of
+// completed instances of its version (see versionTimings for that cost).
 func (e *Engine) Progress(ctx context.Context, snap *Snapshot) (Progress, error) {
 	p := Progress{Elements: map[string]ElementProgress{}}
 	if snap.Status == StatusCompleted {
 		p.Percent, p.Basis = 100, ProgressEnded
 		return p, nil
 	}
-	events, err := e.store.Events(ctx, snap.ID, 0, 0)
+	var after uint64
+	if snap.Seq > progressEventsMax {
+		after = snap.Seq - progressEventsMax
+	}
+	events, err := e.store.Events(ctx, snap.ID, after, progressEventsMax)
 	if err != nil {
 		return p, fmt.Errorf("progress of %s: %w", snap.ID, err)
 	}
@@ -65,6 +74,11 @@ func (e *Engine) Progress(ctx context.Context, snap *Snapshot) (Progress, error)
 	}
 	now := e.clock.Now()
 	run := walkRun(events)
+	for _, t := range snap.Tokens {
+		if _, ok := run.open[t.ID]; !ok {
+			run.open[t.ID] = openToken{element: t.ElementID, at: now} // entered before the events read
+		}
+	}
 	// A report stands while its token is on its element: the board forgets
 	// it when the element completes, which may come after the store said so.
 	reports := e.progress.reports(snap.ID)

@@ -166,7 +166,9 @@ func TestProgressEstimate(t *testing.T) {
 		message string
 		names   string
 	}{
-		{-1, "", "percent"}, {100.5, "", "percent"}, {math.NaN(), "", "percent"},
+		{-1, "", "percent"},
+		{100.5, "", "percent"},
+		{math.NaN(), "", "percent"},
 		{50, strings.Repeat("x", engine.ProgressMessageMax+1), "message"},
 	} {
 		err := job.ReportProgress(bad.percent, bad.message)
