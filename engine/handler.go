@@ -33,7 +33,8 @@ type Job struct {
 }
 
 // Handler does the work of service tasks of one type. The returned variables
-// become the task's result. An error fails the attempt: it is retried by the
+// become the task's result. A long job tells how far it is with
+// Job.ReportProgress. An error fails the attempt: it is retried by the
 // task's retry policy unless it is Permanent; a ThrowError is a BPMN error
 // for boundary events to catch.
 type Handler interface {

@@ -43,7 +43,7 @@ type ElementProgress struct {
 // fails when the job has finished, or for a job not run by an engine.
 func (j *Job) ReportProgress(percent float64, message string) error {
 	if j.run == nil {
-		return fmt.Errorf("job %s is not run by an engine: report progress from a handler's job: %w", j.Key, ErrInvalidState)
+		return fmt.Errorf("job %s cannot report progress: only the job of a service task an engine runs can: %w", j.Key, ErrInvalidState)
 	}
 	if err := checkProgress(percent, message); err != nil {
 		return err
