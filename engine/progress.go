@@ -109,7 +109,8 @@ func newProgressBoard(e *Engine) *progressBoard {
 }
 
 // report keeps a job's report and schedules the instance's flush: at once
-// when the instance was quiet for ProgressInterval, else when it ends.
+// when the instance was quiet for ProgressInterval, else when the interval
+// since its last flush has passed.
 func (b *progressBoard) report(r *jobRun, percent float64, message string) {
 	now := b.e.clock.Now()
 	b.mu.Lock()
@@ -184,13 +185,14 @@ func (b *progressBoard) flush(inst string) {
 	ctx, cancel := context.WithTimeout(b.e.ctx, loadTimeout)
 	defer cancel()
 	snap, err := b.e.store.Instance(ctx, inst)
-	if err != nil {
-		b.e.cfg.Logger.Warn("progress not sent: the instance does not load", "instance_id", inst, "err", err)
-		return
+	var p Progress
+	if err == nil {
+		p, err = b.e.Progress(ctx, snap)
 	}
-	p, err := b.e.Progress(ctx, snap)
 	if err != nil {
-		b.e.cfg.Logger.Warn("progress not sent: no estimate", "instance_id", inst, "err", err)
+		if b.e.ctx.Err() == nil { // not the engine closing
+			b.e.cfg.Logger.Warn("progress not sent: no estimate", "instance_id", inst, "err", err)
+		}
 		return
 	}
 	detail := map[string]any{"percent": p.Percent, "basis": p.Basis, "eta": nil}
