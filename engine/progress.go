@@ -191,7 +191,8 @@ func (b *progressBoard) flush(inst string) {
 	}
 	if err != nil {
 		if b.e.ctx.Err() == nil { // not the engine closing
-			b.e.cfg.Logger.Warn("progress not sent: no estimate", "instance_id", inst, "err", err)
+			b.e.cfg.Logger.Warn("instance progress not sent: no estimate", "instance_id", inst, "err", err)
+			b.e.export(events) // what the jobs reported goes out all the same
 		}
 		return
 	}
