@@ -15,7 +15,8 @@
 //     the Exporter, jobs to their queues and timers to the clock only after.
 //   - Every change is an Event with the instance's next sequence number; the
 //     log has no gaps. Decisions record what they saw (condition results,
-//     chosen flows).
+//     chosen flows). Only progress reports change no state: they go to the
+//     Exporter as transient events (Seq 0, never stored), rate limited.
 //   - Variables live in one map per instance. Activity inputs are local to the
 //     activity; outputs (or, without output mappings, the whole result) are
 //     merged into the instance's variables.

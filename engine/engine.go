@@ -39,7 +39,9 @@ type Engine struct {
 	buffer      *messageBuffer // messages published with a TTL that wait for a subscriber
 	external    *externalJobs
 	startTimers startTimers
-	limits      *limiter // caps of running instances (limits.go)
+	limits      *limiter        // caps of running instances (limits.go)
+	progress    *progressBoard  // what running jobs report (progress.go)
+	timings     *versionTimings // how long versions' instances take, for progress estimates
 
 	busy   atomic.Int64 // commands and jobs under way; zero means idle
 	idleCh chan struct{}
@@ -76,6 +78,8 @@ func New(cfg Config) (*Engine, error) {
 		external: newExternalJobs(),
 	}
 	e.buffer = newMessageBuffer(e, cfg.MessageBuffer)
+	e.progress = newProgressBoard(e)
+	e.timings = newVersionTimings(cfg.Store)
 	e.startTimers.byKey = map[string][]Timer{}
 	e.defs = newDeployments(e)
 	e.limits = newLimiter(e)
@@ -124,6 +128,7 @@ func (e *Engine) Close() {
 	e.cancel()
 	e.buffer.close()
 	e.workers.close()
+	e.progress.close()
 	e.wg.Wait()
 }
 
@@ -150,6 +155,7 @@ func (e *Engine) export(events []Event) {
 	if len(events) == 0 {
 		return
 	}
+	e.progress.settle(events)
 	e.subsMu.RLock()
 	defer e.subsMu.RUnlock()
 	for _, s := range e.subscribers {

@@ -304,6 +304,9 @@ func (l *eventLog) Export(evs []engine.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, ev := range evs {
+		if ev.Transient() {
+			continue // not in the store's log, which checkLogs compares with
+		}
 		l.byInstance[ev.InstanceID] = append(l.byInstance[ev.InstanceID], ev)
 	}
 }

@@ -72,6 +72,12 @@ const (
 	EventCircuitOpened     EventType = "circuit.opened"
 	EventCircuitHalfOpened EventType = "circuit.half_opened"
 	EventCircuitClosed     EventType = "circuit.closed"
+
+	// Progress events are transient (see Event.Transient): a job reported
+	// how far it is (detail: percent, message), and the instance's estimate
+	// that follows (detail: percent, eta, basis). See progress.go.
+	EventElementProgress  EventType = "element.progress"
+	EventInstanceProgress EventType = "instance.progress"
 )
 
 // Event is one recorded state change of one instance. Seq numbers the events
@@ -90,10 +96,16 @@ type Event struct {
 	Detail map[string]any `json:"detail,omitempty" bson:"detail,omitempty"`
 }
 
+// Transient reports whether the event is outside the instance's log: it
+// went out to exporters as it happened but is never stored, and has no
+// sequence number (Seq 0). Progress events are transient.
+func (e *Event) Transient() bool { return e.Seq == 0 }
+
 // Exporter receives every event after it is stored, in sequence order per
-// instance. Export must not block for long: it runs on the engine's applier
-// (a circuit breaker's event, of no instance, on the job's or request's
-// goroutine that moved the breaker).
+// instance, and transient events (Event.Transient) as they happen. Export must
+// not block for long: it runs on the engine's applier (a circuit breaker's
+// event, of no instance, on the job's or request's goroutine that moved the
+// breaker).
 // The slice is only valid during the call (the engine reuses it): copy the
 // events you keep (the Detail maps are never changed and may be kept).
 type Exporter interface {

@@ -30,10 +30,14 @@ type Job struct {
 	// RetryOnStatus is the task's RetryPolicy.RetryOnStatus: the HTTP
 	// statuses a handler calling HTTP retries (see StatusFailure).
 	RetryOnStatus []int
+
+	eng *Engine // for ReportProgress; nil for a job no engine runs
+	run *jobRun
 }
 
 // Handler does the work of service tasks of one type. The returned variables
-// become the task's result. An error fails the attempt: it is retried by the
+// become the task's result. A long job tells how far it is with
+// Job.ReportProgress. An error fails the attempt: it is retried by the
 // task's retry policy unless it is Permanent; a ThrowError is a BPMN error
 // for boundary events to catch.
 type Handler interface {

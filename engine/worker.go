@@ -257,6 +257,7 @@ func (e *Engine) work(ctx context.Context, j *jobRun) (vars map[string]any, err 
 		Key:        j.inst + "/" + n.ID + "/" + strconv.Itoa(j.attempt),
 		InstanceID: j.inst, DefinitionKey: j.defKey, ElementID: n.ID, Type: n.Job.Type,
 		Attempt: j.attempt, Variables: j.vars, Headers: n.Job.Headers, RetryOnStatus: n.Retry.RetryOnStatus,
+		eng: e, run: j,
 	}
 	if job.Parameters, err = e.jobParameters(ctx, j); err != nil {
 		return nil, err

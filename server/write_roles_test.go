@@ -51,6 +51,7 @@ var writeRoles = map[string][]string{
 	"POST /api/v1/jobs/:key/complete":                      {identity.RoleWorker, identity.RoleOperator},
 	"POST /api/v1/jobs/:key/fail":                          {identity.RoleWorker, identity.RoleOperator},
 	"POST /api/v1/jobs/:key/extend-lock":                   {identity.RoleWorker, identity.RoleOperator},
+	"POST /api/v1/jobs/:key/progress":                      {identity.RoleWorker, identity.RoleOperator},
 	"POST /api/v1/incidents/retry":                         {identity.RoleOperator},
 	"POST /api/v1/incidents/:id/resolve":                   {identity.RoleOperator},
 	"POST /api/v1/dead-letters/replay":                     {identity.RoleOperator},

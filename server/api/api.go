@@ -140,6 +140,7 @@ func (s *Service) Routes(api fiber.Router) {
 	api.Post("/jobs/:key/complete", jobWorker, vars, s.completeJob)
 	api.Post("/jobs/:key/fail", jobWorker, vars, s.failJob)
 	api.Post("/jobs/:key/extend-lock", jobWorker, s.extendLock)
+	api.Post("/jobs/:key/progress", jobWorker, s.jobProgress)
 
 	api.Get("/incidents", readsEvery, s.listIncidents)
 	api.Post("/incidents/retry", operator, vars, s.retryIncidents)

@@ -26,6 +26,8 @@ type InstanceView struct {
 	// childrenMax the reader may read); Parent, in the snapshot, is the
 	// call activity that started it.
 	Children []ChildLink `json:"children"`
+	// Progress is how far it is and when it should end (GET only).
+	Progress *engine.Progress `json:"progress,omitempty"`
 }
 
 // ChildLink is an instance a call activity started.
@@ -114,6 +116,11 @@ func (s *Service) getInstance(c *fiber.Ctx) error {
 	if v.Children, err = s.Children(ctx, identity.CurrentUser(c), snap.ID); err != nil {
 		return err
 	}
+	p, err := s.eng.Progress(ctx, snap)
+	if err != nil {
+		return err
+	}
+	v.Progress = &p
 	for inc := range strings.SplitSeq(c.Query("include"), ",") {
 		switch strings.TrimSpace(inc) {
 		case "":

@@ -121,6 +121,34 @@ func (s *Service) failJob(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"key": jobKey(c), "failed": true})
 }
 
+type progressBody struct {
+	Worker  string   `json:"worker"`
+	Percent *float64 `json:"percent"`
+	Message string   `json:"message"`
+}
+
+// jobProgress is POST /api/v1/jobs/:key/progress: how far the worker holding
+// the job is. The monitor shows it on the element, and the instance's
+// estimate takes it instead of the element's elapsed time.
+func (s *Service) jobProgress(c *fiber.Ctx) error {
+	var b progressBody
+	if err := Decode(c, &b); err != nil {
+		return err
+	}
+	switch {
+	case strings.TrimSpace(b.Worker) == "":
+		return BadRequest("field \"worker\" is required: the worker that holds the lock")
+	case b.Percent == nil:
+		return BadRequest("field \"percent\" is required: how far the job is, 0 to 100")
+	}
+	ctx, cancel := s.ctx(c)
+	defer cancel()
+	if err := s.eng.ReportJobProgress(ctx, jobKey(c), b.Worker, *b.Percent, b.Message); err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"key": jobKey(c), "percent": *b.Percent, "message": b.Message})
+}
+
 type extendBody struct {
 	Worker string `json:"worker"`
 	LockMs int64  `json:"lockMs"`

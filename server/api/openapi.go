@@ -77,6 +77,7 @@ var apiOperations = []apiOperation{
 	{"post", "/jobs/{key}/complete", "jobs", "Complete a locked external job", nil, "JobComplete", 200, "", []int{404, 409}},
 	{"post", "/jobs/{key}/fail", "jobs", "Fail an attempt of a locked external job (retries, then an incident; errorCode throws a BPMN error)", nil, "JobFail", 200, "", []int{404, 409}},
 	{"post", "/jobs/{key}/extend-lock", "jobs", "Extend the lock on an external job", nil, "JobExtend", 200, "", []int{404, 409}},
+	{"post", "/jobs/{key}/progress", "jobs", "Report how far a locked external job is (percent 0-100, message): shown live in the monitor, not stored in the history", nil, "JobProgress", 200, "", []int{404, 409}},
 
 	{"get", "/incidents", "incidents", "List incidents, newest first", []string{"instance", "open", "limit", "cursor"}, "", 200, "IncidentPage", nil},
 	{"post", "/incidents/retry", "incidents", "Retry every open incident a filter selects (at most 1,000; dryRun only counts)", nil, "Bulk", 200, "BulkResult", nil},
@@ -172,6 +173,11 @@ func apiSchemas() map[string]any {
 			"history": map[string]any{"type": "array", "items": anyOb}, "statusUrl": str, "startedAt": tim, "endedAt": tim,
 			"parent": anyOb, "children": map[string]any{"type": "array", "items": anyOb},
 			"queued": obj(map[string]any{"position": num}), "deadline": tim, "retriesUsed": num,
+			"progress": obj(map[string]any{
+				"percent": num, "eta": map[string]any{"type": []string{"string", "null"}, "format": "date-time"},
+				"basis": map[string]any{"type": "string", "enum": []string{"durations", "counts", "ended"}}, "sampled": num,
+				"elements": map[string]any{"type": "object", "additionalProperties": obj(map[string]any{"percent": num, "message": str, "at": tim})},
+			}),
 		}, "id", "status"),
 		"InstancePage":    pageOf("Instance"),
 		"Variables":       obj(map[string]any{"variables": anyOb}),
@@ -210,6 +216,7 @@ func apiSchemas() map[string]any {
 		"JobComplete": obj(map[string]any{"worker": str, "variables": anyOb}, "worker"),
 		"JobFail":     obj(map[string]any{"worker": str, "message": str, "errorCode": str, "retryAfterMs": num}, "worker", "message"),
 		"JobExtend":   obj(map[string]any{"worker": str, "lockMs": num}, "worker", "lockMs"),
+		"JobProgress": obj(map[string]any{"worker": str, "percent": num, "message": str}, "worker", "percent"),
 		"Incident": obj(map[string]any{
 			"id": str, "instanceId": str, "elementId": str, "tokenId": num, "kind": str, "message": str,
 			"attempts": num, "phase": str, "createdAt": tim, "resolvedAt": tim, "resolution": str, "definition": str,

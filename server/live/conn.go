@@ -222,7 +222,12 @@ func (h *Hub) replay(ctx context.Context, c *client, id string, sub *instanceSub
 		return // unsubscribed meanwhile
 	}
 	for i := range sub.buf {
-		if ev := &sub.buf[i]; ev.Seq > after && !c.dead {
+		ev := &sub.buf[i]
+		switch {
+		case c.dead:
+		case ev.Transient():
+			h.sendLocked(c, eventFrame(ev))
+		case ev.Seq > after:
 			h.sendLocked(c, eventFrame(ev))
 			after = ev.Seq
 		}

@@ -327,6 +327,10 @@ func (h *Hub) dispatchInstance(id string, evs []engine.Event) {
 		if len(subsI) == 0 && len(subsD) == 0 {
 			continue
 		}
+		if ev.Transient() {
+			h.sendTransientLocked(subsI, ev)
+			continue
+		}
 		f := eventFrame(ev)
 		h.gen++
 		for c, sub := range subsI {
@@ -348,6 +352,30 @@ func (h *Hub) dispatchInstance(id string, evs []engine.Event) {
 			if c.mark != h.gen && !c.dead {
 				h.sendLocked(c, f)
 			}
+		}
+	}
+}
+
+// sendTransientLocked sends a transient event (progress: no seq, not in the
+// log) to the instance's followers; one still replaying gets it after the
+// replay, unless its buffer is full: a transient event is not worth a
+// disconnect, the next one or the instance's GET tells the same. Followers
+// of a whole definition do not get it: progress is for the monitor of one
+// instance.
+func (h *Hub) sendTransientLocked(subs map[*client]*instanceSub, ev *engine.Event) {
+	if len(subs) == 0 {
+		return
+	}
+	f := eventFrame(ev)
+	for c, sub := range subs {
+		switch {
+		case c.dead:
+		case sub.replaying:
+			if len(sub.buf) < h.cfg.SendBuffer {
+				sub.buf = append(sub.buf, *ev)
+			}
+		default:
+			h.sendLocked(c, f)
 		}
 	}
 }

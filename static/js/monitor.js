@@ -6,6 +6,7 @@ import { openViewer } from './diagram.js';
 const root = document.getElementById('monitor');
 const id = root.dataset.instance;
 const statusEl = document.getElementById('instance-status');
+const progressEl = document.getElementById('instance-progress');
 const timeline = document.getElementById('timeline');
 const TIMELINE_MAX = 1000;
 
@@ -14,6 +15,11 @@ let snap;
 let history = [];
 let lastSeq = 0;
 const activated = new Map(); // token:element → time, for durations
+// Progress is transient (never in the history): the instance's estimate
+// and what running jobs reported, from the snapshot and the live
+// element.progress / instance.progress events.
+let progress = null; // {percent, eta, basis, sampled}
+let reported = new Map(); // element id → {percent, message}
 
 async function fetchSnapshot(withHistory) {
   const path = `/api/v1/instances/${encodeURIComponent(id)}${withHistory ? '?include=history' : ''}`;
@@ -28,15 +34,37 @@ async function refresh() {
   activated.clear();
   timeline.replaceChildren();
   for (const e of s.history || []) addEvent(e);
-  snap = s;
+  setSnapshot(s);
   render();
 }
 
-// Snapshot only: tokens, variables, incidents, status.
+// Snapshot only: tokens, variables, incidents, status, progress.
 const refreshSnapshot = debounce(async () => {
-  snap = await fetchSnapshot(false);
+  setSnapshot(await fetchSnapshot(false));
   render();
 }, 150);
+
+// setSnapshot keeps s, and its progress when it has one (a GET has; the
+// answers of pause, resume and cancel have not).
+function setSnapshot(s) {
+  snap = s;
+  if (!s.progress) return;
+  const { elements, ...estimate } = s.progress;
+  progress = estimate;
+  reported = new Map(Object.entries(elements || {}));
+}
+
+// onProgress takes a live progress event.
+function onProgress(e) {
+  const d = e.detail || {};
+  if (e.type === 'element.progress') {
+    reported.set(e.elementId, { percent: d.percent, message: d.message });
+    if (painter) renderProgressBadges();
+  } else {
+    progress = { ...progress, percent: d.percent, eta: d.eta, basis: d.basis };
+    renderProgress();
+  }
+}
 
 function addEvent(e) {
   if (e.seq <= lastSeq) return;
@@ -88,7 +116,34 @@ function render() {
   document.getElementById('btn-cancel').disabled = ended;
   renderVariables();
   renderIncidents();
-  if (painter) renderTokens();
+  renderProgress();
+  if (painter) {
+    renderTokens();
+    renderProgressBadges();
+  }
+}
+
+function renderProgress() {
+  if (!progress) return;
+  const pct = `${Math.round(progress.percent)} % done`;
+  progressEl.hidden = false;
+  progressEl.dataset.percent = String(progress.percent);
+  progressEl.dataset.eta = progress.eta || '';
+  progressEl.textContent = progress.eta ? `${pct} · ETA ${fmtTime(progress.eta)}` : pct;
+  progressEl.title = progress.basis === 'durations'
+    ? `Estimated from ${progress.sampled || 'the'} completed instance(s) of this version`
+    : progress.basis === 'counts' ? 'Counted from the elements done: no instance of this version has completed yet, so no ETA' : 'Ended';
+}
+
+// renderProgressBadges shows what running jobs reported on their elements.
+function renderProgressBadges() {
+  const badges = [];
+  for (const [elId, r] of reported) {
+    const msg = r.message || '';
+    const text = `${Math.round(r.percent)} %${msg ? ` · ${msg.length > 40 ? `${msg.slice(0, 39)}…` : msg}` : ''}`;
+    badges.push({ id: elId, text, class: 'reported', title: msg ? `${r.percent} %: ${msg}` : `${r.percent} %`, position: { top: -24, left: 0 } });
+  }
+  painter.badges('wf-progress', badges);
 }
 
 function renderTokens() {
@@ -166,7 +221,7 @@ function editVariable(name, value, cell) {
       return;
     }
     try {
-      snap = await api('POST', `/api/v1/instances/${encodeURIComponent(id)}/variables`, { variables: { [name]: v } });
+      setSnapshot(await api('POST', `/api/v1/instances/${encodeURIComponent(id)}/variables`, { variables: { [name]: v } }));
       flash(`${name} saved.`);
       done();
       render();
@@ -209,7 +264,7 @@ for (const b of document.querySelectorAll('[data-op]')) {
     if (!await confirmDialog(`${op[0].toUpperCase()}${op.slice(1)} instance ${id}?`, op[0].toUpperCase() + op.slice(1))) return;
     await busy(b, `${op}…`, async () => {
       try {
-        snap = await api('POST', `/api/v1/instances/${encodeURIComponent(id)}/${op}`);
+        setSnapshot(await api('POST', `/api/v1/instances/${encodeURIComponent(id)}/${op}`));
         render();
         flash(`Instance ${op === 'cancel' ? 'cancelled' : op === 'pause' ? 'paused' : 'resumed'}.`);
       } catch (err) { flash(`${op} failed: ${err.message}`, 'error'); }
@@ -236,7 +291,12 @@ async function main() {
     subscribe: () => ({ instance: id, since: lastSeq }),
     catchUp: false, // the hub replays what came after "since"
     onMessage: (msg) => {
+      if (msg.type === 'subscribed' && msg.instance === id) root.dataset.subscribed = 'true';
       if (msg.type !== 'event' || !msg.event || msg.event.instanceId !== id) return;
+      if (msg.event.type === 'element.progress' || msg.event.type === 'instance.progress') {
+        onProgress(msg.event);
+        return;
+      }
       addEvent(msg.event);
       refreshSnapshot();
     },
