@@ -264,3 +264,28 @@ func TestDAGFailFastCancelsTheOtherBranch(t *testing.T) {
 	require.Empty(t, jobs, "the waiting branch's job is withdrawn")
 	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "merge"))
 }
+
+// A node with a failure route and a fallback: a failure of the call takes
+// the failure edge, an open breaker the fallback, though the failure
+// edge's catch-all error boundary would catch CIRCUIT_OPEN too.
+func TestDAGFallbackBeatsTheFailureEdge(t *testing.T) {
+	t.Parallel()
+	h, down := setupResilience(t)
+	key := h.deploySource([]byte(`{"id": "both", "startNode": "call", "nodes": [
+	{"id": "call", "actionType": "down", "edges": [{"targetNode": "report", "when": "failure"}],
+	 "policies": {"retry": {"maxAttempts": 1}, "fallback": "cached",
+	              "circuitBreaker": {"key": "crm", "failureThreshold": 1, "timeoutMs": 60000}}},
+	{"id": "report", "actionType": "ok"},
+	{"id": "cached", "actionType": "ok"}
+]}`)).Key
+	inst := h.start(key, nil)
+	h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "report"), "the call failed: its failure edge")
+	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "cached"))
+
+	inst = h.start(key, nil)
+	h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.EqualValues(t, 1, down.Load())
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "cached"), "the breaker is open: the fallback")
+	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "report"))
+}

@@ -153,3 +153,34 @@ edges: []
 		})
 	}
 }
+
+// TestGraphFallbackBeatsOnFail: as in the DAG, fallbackNodeId is taken
+// while the circuit is open, the OnFail edge when the Task fails.
+func TestGraphFallbackBeatsOnFail(t *testing.T) {
+	t.Parallel()
+	h, down := setupResilience(t)
+	key := h.deploySource([]byte(`
+graphId: both
+nodes:
+  - nodeId: call
+    type: Task
+    configuration:
+      actionType: down
+      retry: {maxAttempts: 1}
+      circuitBreaker: {failureThreshold: 1}
+      fallbackNodeId: cached
+  - {nodeId: report, type: Task, configuration: {actionType: ok}}
+  - {nodeId: cached, type: Task, configuration: {actionType: ok}}
+edges:
+  - {sourceNodeId: call, targetNodeId: report, type: OnFail}
+`)).Key
+	inst := h.start(key, nil)
+	h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "report"))
+
+	inst = h.start(key, nil)
+	h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.EqualValues(t, 1, down.Load())
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "cached"), "the circuit is open: the fallback")
+	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "report"))
+}
