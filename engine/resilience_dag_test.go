@@ -289,3 +289,32 @@ func TestDAGFallbackBeatsTheFailureEdge(t *testing.T) {
 	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "cached"), "the breaker is open: the fallback")
 	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "report"))
 }
+
+// A branch whose in-process handler is still running when the join fires
+// with cancelRemaining is cancelled: the instance goes on without it, and
+// the handler's late result is dropped.
+func TestDAGJoinCancelsARunningHandler(t *testing.T) {
+	t.Parallel()
+	h, _ := setupResilience(t)
+	started, release := make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() { close(release) }) // before the engine stops (cleanups run last first)
+	h.e.RegisterHandler("stuck", handlerFunc(func(ctx context.Context, _ *engine.Job) (map[string]any, error) {
+		close(started)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return map[string]any{"late": true}, nil
+	}))
+	key := h.deploySource(fanIn("running", `{"policy": "any", "cancelRemaining": true}`, [2]string{"fast", "ok"}, [2]string{"lagging", "stuck"})).Key
+	inst, _, err := h.e.Start(h.ctx, engine.StartRequest{Definition: key})
+	require.NoError(t, err)
+	<-started
+	h.waitStatus(inst.ID, engine.StatusCompleted)
+	release <- struct{}{}
+	h.idle()
+	snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+	require.Equal(t, "cancelled", joinResults(t, snap, "merge")["lagging__to__merge"])
+	require.Zero(t, h.count(inst.ID, engine.EventElementCompleted, "lagging"))
+	require.NotContains(t, snap.Variables, "late", "the cancelled handler's result is dropped")
+}

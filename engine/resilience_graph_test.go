@@ -184,3 +184,46 @@ edges:
 	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "cached"), "the circuit is open: the fallback")
 	require.Zero(t, h.count(inst.ID, engine.EventElementActivated, "report"))
 }
+
+// TestGraphLimits: the graph's maxConcurrentInstances with overLimit
+// refuse, retryBudget and timeoutMs reach the engine.
+func TestGraphLimits(t *testing.T) {
+	t.Parallel()
+	h, down := setupResilience(t)
+	key := h.deploySource([]byte(`
+graphId: limited
+maxConcurrentInstances: 1
+overLimit: refuse
+retryBudget: 2
+nodes:
+  - {nodeId: wait, type: Task, configuration: {actionType: slow}}
+  - nodeId: flaky
+    type: Task
+    configuration: {actionType: down, retry: {maxAttempts: 5, backoff: fixed, baseDelayMs: 1000}}
+edges: []
+`)).Key
+	inst := h.start(key, nil)
+	_, _, err := h.e.Start(h.ctx, engine.StartRequest{Definition: key})
+	require.ErrorIs(t, err, engine.ErrOverLimit)
+
+	h.fireAll(10)
+	h.requireStatus(inst.ID, engine.StatusFailed)
+	require.Equal(t, 2, h.count(inst.ID, engine.EventJobRetrying, "flaky"), "the budget, not maxAttempts")
+	require.EqualValues(t, 3, down.Load())
+	require.Contains(t, h.eventsOf(inst.ID, engine.EventInstanceFailed, "")[0].Detail["message"], "retry budget")
+	h.start(key, nil) // the failed instance freed its place
+
+	bounded := h.deploySource([]byte(`
+graphId: bounded
+timeoutMs: 60000
+nodes:
+  - {nodeId: wait, type: Task, configuration: {actionType: slow}}
+edges: []
+`)).Key
+	inst = h.start(bounded, nil)
+	h.advance(59 * time.Second)
+	h.requireStatus(inst.ID, engine.StatusRunning)
+	h.advance(time.Second)
+	h.requireStatus(inst.ID, engine.StatusFailed)
+	require.Equal(t, engine.TimeoutCode, h.eventsOf(inst.ID, engine.EventInstanceFailed, "")[0].Detail["error"])
+}
