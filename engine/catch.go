@@ -249,6 +249,7 @@ func (x *instance) rearm(t *token, s *Subscription, n *model.Node) {
 // interrupt cancels what the token's activity is doing: its job, task,
 // subscriptions and, for a sub-process, everything inside it.
 func (x *instance) interrupt(t *token) {
+	x.unlockExternal(t) // before the job is forgotten below: its key names it
 	x.moveLetter(t, DeadLetterCancelled, "")
 	if t.status == TokenMulti {
 		x.cancelInner(t)

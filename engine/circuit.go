@@ -16,9 +16,9 @@ import (
 // set Node.Circuit. A breaker is shared by every task with the same key:
 // the policy's Key, else "http:"+host for the http handler, else the job
 // type. While it is open a job fails at once, without running, with the
-// BPMN error model.CircuitOpenCode: an error boundary catching it takes it,
-// else the task's fallback flows (Flow.Fallback), else it is an unhandled
-// BPMN error. A handler's BPMN error is the service's answer and counts as
+// BPMN error model.CircuitOpenCode: an error boundary naming that code takes
+// it, else the task's fallback flows (Flow.Fallback), else a catch-all error
+// boundary, else it is an unhandled BPMN error. A handler's BPMN error is the service's answer and counts as
 // a success; any other error as a failure.
 //
 // An external worker's job goes through its breaker when a worker fetches
@@ -168,9 +168,12 @@ func (e *Engine) recordFetched(key string, err error) {
 
 // takeFallback moves the token of a task whose job failed with
 // CircuitOpenCode along the task's fallback flows, when no error boundary
-// of the task catches that code; it reports whether it did.
+// of the task names that code; it reports whether it did. A catch-all
+// boundary (a DAG node's failure edges, a graph Task's OnFail edge) yields:
+// the fallback was written for exactly this case, the boundary for any
+// failure.
 func (x *instance) takeFallback(t *token, n *model.Node, message string) bool {
-	if errorBoundary(n, model.CircuitOpenCode) != nil {
+	if b := errorBoundary(n, model.CircuitOpenCode); b != nil && b.Definition(model.TriggerError).CaughtCode() == model.CircuitOpenCode {
 		return false
 	}
 	var flows []*model.Flow

@@ -156,10 +156,12 @@ func (x *instance) cancel() error {
 	return nil
 }
 
-// terminateAll removes every token, closing tasks and incidents.
+// terminateAll removes every token, closing tasks and incidents and
+// withdrawing external jobs (a worker must not fetch work of an ended instance).
 func (x *instance) terminateAll() {
 	for i := len(x.tokens) - 1; i >= 0; i-- {
 		t := x.tokens[i]
+		x.unlockExternal(t)
 		x.disarmToken(t)
 		if t.taskID != "" {
 			x.cancelTask(t)

@@ -304,8 +304,8 @@ func (l *eventLog) Export(evs []engine.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, ev := range evs {
-		if ev.Transient() {
-			continue // not in the store's log, which checkLogs compares with
+		if ev.Transient() && ev.InstanceID != "" {
+			continue // not in the store's log, which checkLogs compares with; circuit.* events (no instance) are kept for circuitEvents
 		}
 		l.byInstance[ev.InstanceID] = append(l.byInstance[ev.InstanceID], ev)
 	}

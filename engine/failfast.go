@@ -17,9 +17,6 @@ func (x *instance) failsFast() bool {
 // instance.failed event carries the error and the element. A call activity
 // waiting for the instance gets an incident, as for any failed child.
 func (x *instance) failFast(t *token, code, msg string) {
-	for _, o := range x.tokens {
-		x.unlockExternal(o)
-	}
 	x.terminateAll()
 	x.finish(StatusFailed, EventInstanceFailed, map[string]any{
 		"error": code, "message": msg, "elementId": t.node.ID, "attempt": t.attempt,

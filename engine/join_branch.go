@@ -132,7 +132,6 @@ func (x *instance) cancelBranch(pj *policyJoin, scope uint64, i int) {
 		}
 		x.interrupt(o)
 		x.resolveIncidentsOf(o)
-		x.unlockExternal(o)
 		x.removeToken(o)
 	}
 	x.joinsDirty = true

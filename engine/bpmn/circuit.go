@@ -12,7 +12,8 @@ import (
 // is "true" (keyed by the job type, or the host for http) or the key that
 // tasks sharing a breaker name; the other wf:circuit* attributes tune it and
 // need it. A sequence flow leaving the task with wf:fallback="true" is taken
-// when the open breaker fails the job fast and no boundary catches it.
+// when the open breaker fails the job fast and no boundary names CIRCUIT_OPEN
+// (a catch-all error boundary yields to it).
 
 // circuitBreaker reads wf:circuitBreaker.
 func (x *extension) circuitBreaker(v string) {

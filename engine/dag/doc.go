@@ -131,7 +131,10 @@
 //     enters gets an inclusive gateway "<node>__join" in front of it (an
 //     OR-join: it waits while a token can still arrive), see
 //     model.Builder.InsertJoins. A node's join policy becomes that
-//     gateway's JoinPolicy.
+//     gateway's JoinPolicy; each branch's outcome is then gathered in the
+//     variable "<node>__join", by the id of the edge's flow
+//     ("<source>__to__<node>"): {status: completed|failed|timedOut|cancelled,
+//     error, variables}.
 //   - policies.fallback becomes a fallback flow (model.Flow.Fallback) from
 //     the task, circuitBreaker its Circuit; the engine gives them meaning.
 //   - The workflow's limits become the process's model.Limits; OnFailure is

@@ -185,7 +185,9 @@
 //   - Parallel: a parallel gateway fork, one flow per OnComplete edge. Its
 //     joinPolicy, n, branchTimeoutMs and cancelRemaining become the
 //     JoinPolicy of the "<node>__join" where all its branches meet (the
-//     nearest); branches that never meet are an error.
+//     nearest); branches that never meet are an error. The branches'
+//     outcomes go to the variable "<join node>__join", by flow id (the
+//     edgeId, else "<source>__to__<target>").
 //   - Joins: a node more than one forward flow enters gets an inclusive
 //     gateway "<node>__join" (an OR-join, which also serves where Parallel
 //     branches meet); flows that close a loop do not count, and when several

@@ -9,8 +9,8 @@ type Flow struct {
 	Condition string // expression; empty means always
 	Index     int    // dense index, unique within the Process
 	// Fallback marks a flow leaving an activity that is taken only when the
-	// activity's job fails fast with CircuitOpenCode and no boundary event
-	// catches it (wf:fallback, a DAG policy's fallback, a graph node's
+	// activity's job fails fast with CircuitOpenCode and no error boundary
+	// names that code (a catch-all one yields to it) (wf:fallback, a DAG policy's fallback, a graph node's
 	// FallbackNodeId); a token leaving normally never takes it.
 	Fallback bool
 	// Attrs keeps format-specific details worth showing (e.g. a graph
