@@ -114,7 +114,7 @@ func TestServeConnectors(t *testing.T) {
 	require.NoError(t, srv.restart(ctx, t)) // startChild's cleanup stops it should the test fail
 
 	dag := []byte(`{
-  "id": "connector-e2e", "startNode": "notify",
+  "id": "connector-e2e", "startNode": "notify", "failureMode": "incident",
   "nodes": [
     {"id": "notify", "actionType": "slack.post-message", "parameters": {"channelId": "${channel}", "message": "Hello ${name}"},
      "edges": [{"targetNode": "fetch"}]},
