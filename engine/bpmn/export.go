@@ -40,9 +40,11 @@ import (
 // (wf:readModel="dataworkflows": trigger and context variables, {{ }}
 // templates, conditions that throw count as false).
 //
-// Not kept: call activities' bindings and variable passing (only the
-// called process id), Camunda 7 task and execution listener scripts, and
-// format-specific display details (Attrs such as a graph edge's ports).
+// Call activities keep what they call, their binding and how variables
+// pass (zeebe:calledElement, or camunda:in and camunda:out when they map
+// variables); Camunda 7 task and execution listener scripts are kept as
+// camunda:script. Not kept: format-specific display details (Attrs such as
+// a DAG node's actionType or a graph edge's ports), which do not run.
 func Export(def *model.Definition) []byte {
 	w := exporter{roots: rootElements(def)}
 	w.WriteString(xml.Header)
@@ -181,7 +183,7 @@ func (w *exporter) node(n *model.Node) {
 		attrs = append(attrs, "messageRef", w.roots.messages[n.Message.Name])
 	}
 	if n.Call != nil {
-		attrs = append(attrs, "calledElement", n.Call.ProcessID)
+		attrs = append(attrs, callAttrs(n.Call)...)
 	}
 	attrs = append(attrs, workAttrs(n)...)
 	w.open(name, attrs...)
@@ -321,6 +323,70 @@ func (w *exporter) work(n *model.Node) {
 	}
 	if n.AdHoc != nil && n.AdHoc.ActiveElements != "" {
 		w.leaf("zeebe:adHoc", "", "activeElementsCollection", n.AdHoc.ActiveElements)
+	}
+	if n.Call != nil {
+		w.call(n.Call)
+	}
+	for _, l := range h.Listeners {
+		w.open("camunda:taskListener", "event", l.Event)
+		w.leaf("camunda:script", l.Script, "scriptFormat", "javascript")
+		w.close("camunda:taskListener")
+	}
+	for _, l := range n.ExecListeners {
+		w.open("camunda:executionListener", "event", l.Event)
+		w.leaf("camunda:script", l.Script, "scriptFormat", "javascript")
+		w.close("camunda:executionListener")
+	}
+}
+
+// camundaCall reports whether a call needs Camunda 7's extensions to be
+// written: variable mappings, a business key or a version number, which
+// Camunda 8's zeebe:calledElement cannot say.
+func camundaCall(c *model.Call) bool {
+	return len(c.In) > 0 || len(c.Out) > 0 || c.BusinessKey != "" || c.ParentBusinessKey || c.Binding == model.BindingVersion
+}
+
+// callAttrs are a call activity's attributes: what it calls, and in
+// Camunda 7's dialect which version.
+func callAttrs(c *model.Call) []string {
+	a := []string{"calledElement", c.ProcessID}
+	if camundaCall(c) && c.Binding != model.BindingLatest {
+		a = append(a, "camunda:calledElementBinding", c.Binding, "camunda:calledElementVersion", positive(c.Version),
+			"camunda:calledElementVersionTag", c.VersionTag)
+	}
+	return a
+}
+
+// call writes how a call activity binds and passes variables: in Camunda
+// 7's camunda:in and camunda:out when it maps variables, else in Camunda
+// 8's zeebe:calledElement.
+func (w *exporter) call(c *model.Call) {
+	if !camundaCall(c) {
+		binding := c.Binding
+		if binding == model.BindingLatest {
+			binding = ""
+		}
+		w.leaf("zeebe:calledElement", "", "processId", c.ProcessID, "bindingType", binding, "versionTag", c.VersionTag,
+			"propagateAllParentVariables", falseUnless(c.AllIn), "propagateAllChildVariables", falseUnless(c.AllOut))
+		return
+	}
+	if c.AllIn {
+		w.leaf("camunda:in", "", "variables", "all")
+	}
+	if c.AllOut {
+		w.leaf("camunda:out", "", "variables", "all")
+	}
+	for _, m := range c.In {
+		w.leaf("camunda:in", "", "sourceExpression", m.Source, "target", m.Target)
+	}
+	for _, m := range c.Out {
+		w.leaf("camunda:out", "", "sourceExpression", m.Source, "target", m.Target)
+	}
+	switch {
+	case c.ParentBusinessKey:
+		w.leaf("camunda:in", "", "businessKey", "${execution.processBusinessKey}")
+	case c.BusinessKey != "":
+		w.leaf("camunda:in", "", "businessKey", c.BusinessKey)
 	}
 }
 

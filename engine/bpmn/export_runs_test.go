@@ -40,6 +40,7 @@ var exportSources = []string{
 	"testdata/zeebe.bpmn",
 	"testdata/events.bpmn",
 	"testdata/subprocess.bpmn",
+	"testdata/export/extensions.bpmn",
 }
 
 // TestExportRunsAlike: parse a definition, export it as BPMN, parse that,
@@ -63,6 +64,38 @@ func TestExportRunsAlike(t *testing.T) {
 			requireRunsAlike(t, def, back)
 		})
 	}
+}
+
+// TestExportRunsAlikeBPMN: the same for the BPMN files the engine's and
+// the server's tests run, which use what DAGs and graphs do not (calls,
+// messages, signals, escalations, compensation, listeners, loops...).
+func TestExportRunsAlikeBPMN(t *testing.T) {
+	t.Parallel()
+	var files []string
+	for _, pattern := range []string{"../testdata/*.bpmn", "../testdata/*/*.bpmn", "../../server/testdata/*.bpmn", "../../testdata/*.bpmn"} {
+		m, err := filepath.Glob(pattern)
+		require.NoError(t, err)
+		files = append(files, m...)
+	}
+	exportedFiles := 0
+	for _, path := range files {
+		src, err := os.ReadFile(path)
+		require.NoError(t, err)
+		def, err := engine.Parse(src, engine.FormatBPMN)
+		if err != nil {
+			continue // made to be refused: nothing runs to export
+		}
+		exportedFiles++
+		t.Run(path, func(t *testing.T) {
+			t.Parallel()
+			xml := bpmn.Export(def)
+			back, err := engine.Parse(xml, engine.FormatBPMN)
+			require.NoError(t, err, "%s", xml)
+			require.Equal(t, engine.Validate(def).Error(), engine.Validate(back).Error(), "deploy checks, %s", xml)
+			requireRunsAlike(t, def, back)
+		})
+	}
+	require.Greater(t, exportedFiles, 60, "the BPMN files exported")
 }
 
 // TestExportKeepsResilience spells out, on the documents that set them,
@@ -166,10 +199,6 @@ func nodeRuns(n *model.Node) map[string]any {
 	for i, alt := range n.Alternatives {
 		alternatives[i] = map[string]any{"trigger": alt.Trigger.String(), "error": alt.ErrorCode, "signal": alt.SignalName, "timer": alt.Timer, "message": alt.Message}
 	}
-	var call string
-	if n.Call != nil {
-		call = n.Call.ProcessID
-	}
 	return map[string]any{
 		"name": n.Name, "documentation": n.Documentation, "kind": n.Kind.String(), "trigger": n.Trigger.String(),
 		"scope": n.Scope.ID, "default": n.DefaultID, "activation": n.ActivationCondition,
@@ -184,7 +213,7 @@ func nodeRuns(n *model.Node) map[string]any {
 		"loop": n.Loop, "repeat": n.Repeat, "link": n.LinkName, "signal": n.SignalName,
 		"eventSub": n.EventSub, "adHoc": n.AdHoc, "transaction": n.Transaction,
 		"forCompensation": n.ForCompensation, "handler": n.HandlerID, "activityRef": n.ActivityRef,
-		"call": call, "execJobs": n.ExecJobs,
+		"call": n.Call, "execJobs": n.ExecJobs, "execListeners": n.ExecListeners,
 	}
 }
 
