@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -59,4 +61,43 @@ func TestBrowserDesignerSavesDAGAsRunnableBPMN(t *testing.T) {
 		require.NotNil(t, g, f.ID)
 		require.Equal(t, [2]any{f.Condition, f.Fallback}, [2]any{g.Condition, g.Fallback}, f.ID)
 	}
+}
+
+// TestBrowserDesignerParameters: a service task's parameters are written
+// as JSON in the Workflow++ group; text that is no JSON object is marked
+// and not saved, a JSON object is, and the engine reads it as the job's
+// parameters.
+func TestBrowserDesignerParameters(t *testing.T) {
+	t.Parallel()
+	srv := startLiveServer(t)
+	b := newBrowser(t)
+	file, err := filepath.Abs("testdata/browser_aids.bpmn")
+	require.NoError(t, err)
+	box := `[data-group-id="group-workflowpp"] [data-entry-id="wf-parameters"] textarea`
+	set := func(text string) chromedp.Action[chromedp.Void] {
+		return js(fmt.Sprintf(`(() => { const ta = document.querySelector(%q);
+			ta.value = %q; ta.dispatchEvent(new Event('input', {bubbles: true}));
+			ta.dispatchEvent(new FocusEvent('blur')); ta.dispatchEvent(new FocusEvent('focusout', {bubbles: true})); })()`, box, text))
+	}
+	params := `(wfpp.modeler.get('elementRegistry').get('call').businessObject.extensionElements?.values || []).filter((v) => v.$type === 'wf:Parameters')`
+	b.run(b.ctx, "import", importInDesigner(srv, file, "call")...)
+	b.run(b.ctx, "write parameters, wrong then right, and save the BPMN",
+		selectShape("call"),
+		openWorkflowpp(),
+		chromedp.WaitVisible(box),
+		set(`{"channel": "#ops",`),
+		waitJS(`!document.querySelector('[data-entry-id="wf-parameters"] .wf-parameters-error').hidden`),
+		waitJS(params+`.length === 0`),
+		set(`{"channel": "#ops", "text": "Order ${orderId} shipped", "retry": {"max": 2}}`),
+		waitJS(params+`.length === 1`),
+		waitJS(`document.querySelector('[data-entry-id="wf-parameters"] .wf-parameters-error').hidden`),
+		js(`wfpp.modeler.saveXML({ format: true }).then((r) => { window.__saved = r.xml; })`),
+		waitJS(`typeof window.__saved === 'string'`),
+	)
+	saved, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`window.__saved`))
+	require.NoError(t, err)
+	def, err := engine.Parse([]byte(saved), engine.FormatBPMN)
+	require.NoError(t, err, saved)
+	require.Equal(t, map[string]any{"channel": "#ops", "text": "Order ${orderId} shipped", "retry": map[string]any{"max": 2.0}},
+		def.Main().Node("call").Job.Parameters)
 }
