@@ -266,3 +266,33 @@ func prune(v any) any {
 	}
 	return v
 }
+
+// TestExportExtensionsBadValues: wf:parameters and wf:variables that are
+// no JSON object, and an unknown wf:readModel, are problems naming the
+// element and what to write.
+func TestExportExtensionsBadValues(t *testing.T) {
+	t.Parallel()
+	src := `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0" id="d">
+  <process id="p" isExecutable="true" wf:readModel="scriban">
+    <extensionElements><wf:variables>[1, 2]</wf:variables></extensionElements>
+    <startEvent id="s"/>
+    <serviceTask id="a" wf:type="x"><extensionElements><wf:parameters>{"url": </wf:parameters></extensionElements></serviceTask>
+    <serviceTask id="b" wf:type="x"><extensionElements><wf:parameters>null</wf:parameters></extensionElements></serviceTask>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="a"/>
+    <sequenceFlow id="f2" sourceRef="a" targetRef="b"/>
+  </process>
+</definitions>`
+	def, err := bpmn.Parse([]byte(src), bpmn.Options{})
+	var probs model.Problems
+	require.ErrorAs(t, err, &probs)
+	got := map[string]string{}
+	for _, p := range probs {
+		got[p.ElementID] += p.Message + "\n"
+	}
+	require.Contains(t, got["p"], `wf:readModel "scriban" is not a read model: write dataworkflows`)
+	require.Contains(t, got["p"], "wf:variables is not a JSON object")
+	require.Contains(t, got["a"], "wf:parameters is not a JSON object (unexpected end of JSON input)")
+	require.Contains(t, got["b"], "wf:parameters is not a JSON object (it is null)")
+	require.Empty(t, def.ReadModel)
+	require.Nil(t, def.Variables)
+}
