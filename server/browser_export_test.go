@@ -25,6 +25,10 @@ func TestBrowserDesignerSavesDAGAsRunnableBPMN(t *testing.T) {
 	require.NoError(t, err)
 	srv.post(t, "/api/v1/definitions", "application/json", src, nil)
 
+	b.run(b.ctx, "the definition page shows the export, extensions and all",
+		chromedp.Navigate(srv.url+"/definitions/resilient-dag"),
+		chromedp.WaitVisible(`.djs-element[data-element-id="merge__join"]`),
+	)
 	b.run(b.ctx, "the designer opens the DAG as BPMN and saves it",
 		chromedp.Navigate(srv.url+"/designer/resilient-dag"),
 		chromedp.WaitVisible(`#designer[data-loaded="true"][data-readonly="true"]`),
