@@ -233,9 +233,10 @@ func workAttrs(n *model.Node) []string {
 		"wf:backoff", backoffName(r.Backoff), "wf:retryDelay", isoDuration(r.Delay), "wf:maxDelay", isoDuration(r.MaxDelay),
 		"wf:backoffFactor", number(r.Factor), "wf:retryOn", strings.Join(r.RetryOn, ","),
 		"wf:doNotRetryOn", strings.Join(r.DoNotRetryOn, ","), "wf:retryOnStatus", joinInts(r.RetryOnStatus),
-		"wf:assignee", h.Assignee, "wf:candidateUsers", strings.Join(h.CandidateUsers, ","),
-		"wf:candidateGroups", strings.Join(h.CandidateGroups, ","), "wf:formKey", h.FormKey,
-		"wf:dueDate", h.DueDate, "wf:followUpDate", h.FollowUpDate, "wf:inboxVariables", strings.Join(h.InboxVariables, ","),
+		"wf:inboxVariables", strings.Join(h.InboxVariables, ","),
+	}
+	if !zeebeFormKey(h) {
+		a = append(a, "wf:formKey", h.FormKey)
 	}
 	switch {
 	case r.Retries == model.NoRetries:
@@ -295,8 +296,20 @@ func (w *exporter) work(n *model.Node) {
 	if h.Priority != "" {
 		w.leaf("zeebe:priorityDefinition", "", "priority", h.Priority)
 	}
-	if h.FormID != "" {
+	// A user task's assignment, schedule and form in Camunda 8's elements,
+	// which the designer's Camunda 8 panel shows.
+	if h.Assignee != "" || len(h.CandidateUsers) > 0 || len(h.CandidateGroups) > 0 {
+		w.leaf("zeebe:assignmentDefinition", "", "assignee", h.Assignee,
+			"candidateUsers", strings.Join(h.CandidateUsers, ","), "candidateGroups", strings.Join(h.CandidateGroups, ","))
+	}
+	if h.DueDate != "" || h.FollowUpDate != "" {
+		w.leaf("zeebe:taskSchedule", "", "dueDate", h.DueDate, "followUpDate", h.FollowUpDate)
+	}
+	switch {
+	case h.FormID != "":
 		w.leaf("zeebe:formDefinition", "", "formId", h.FormID, "bindingType", h.FormBinding, "versionTag", h.FormVersionTag)
+	case zeebeFormKey(h):
+		w.leaf("zeebe:formDefinition", "", "formKey", h.FormKey)
 	}
 	if h.Form != "" {
 		w.leaf("wf:form", h.Form)
@@ -388,6 +401,13 @@ func (w *exporter) call(c *model.Call) {
 	case c.BusinessKey != "":
 		w.leaf("camunda:in", "", "businessKey", c.BusinessKey)
 	}
+}
+
+// zeebeFormKey reports whether the form key goes in zeebe:formDefinition:
+// when no linked form takes its place there, and it does not read as a
+// reference to an embedded form.
+func zeebeFormKey(h model.Human) bool {
+	return h.FormKey != "" && h.FormID == "" && !strings.HasPrefix(h.FormKey, zeebeFormPrefix)
 }
 
 // taskListenerEvents are the zeebe:taskListener eventTypes of the model's events.
