@@ -44,7 +44,10 @@ import (
 // pass (zeebe:calledElement, or camunda:in and camunda:out when they map
 // variables); Camunda 7 task and execution listener scripts are kept as
 // camunda:script. Not kept: format-specific display details (Attrs such as
-// a DAG node's actionType or a graph edge's ports), which do not run.
+// a DAG node's actionType or a graph edge's ports), which do not run; and
+// one Camunda 7 rule: the export declares Camunda 8's namespace, so a
+// Camunda 7 multi-instance by loopCardinality alone (no collection) counts
+// its loopCounter from 1 when read back, where it counted from 0.
 func Export(def *model.Definition) []byte {
 	w := exporter{roots: rootElements(def)}
 	w.WriteString(xml.Header)
