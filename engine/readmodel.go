@@ -32,9 +32,9 @@ const (
 	varsName   = "vars"
 )
 
-// readModel reports whether the instance runs a JSON DAG.
+// readModel reports whether the instance runs a JSON DAG (or one saved as BPMN).
 func (x *instance) readModel() bool {
-	return x.dep != nil && x.dep.def.Format == model.FormatDAG
+	return x.dep != nil && x.dep.def.ReadModel == model.ReadModelDataWorkflows
 }
 
 // withReadModel adds trigger and an empty context to a DAG instance's start

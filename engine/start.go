@@ -117,7 +117,7 @@ func (e *Engine) prepareStart(ctx context.Context, req StartRequest) (*startRequ
 		vars = make(map[string]any, len(req.Variables))
 	}
 	maps.Copy(vars, req.Variables)
-	if dep.def.Format == model.FormatDAG {
+	if dep.def.ReadModel == model.ReadModelDataWorkflows {
 		withReadModel(vars)
 	}
 	if err := e.checkVariables(vars); err != nil { // before a request id stores anything

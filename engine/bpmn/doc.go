@@ -29,6 +29,11 @@
 //     ${...} are literals and come out quoted as JavaScript strings; wf:input
 //     and wf:output sources are taken as written (plain text is JavaScript),
 //     like conditions.
+//   - What BPMN has no place for, a JSON DAG's or graph's job parameters and
+//     default variables, is JSON text in wf:parameters (on a task) and
+//     wf:variables (on the main process); wf:readModel="dataworkflows" on the
+//     main process gives instances a JSON DAG's read model. Export writes
+//     them, so that a DAG or graph saved as BPMN runs like the original.
 //
 // Ignored, because they carry no execution semantics for Workflow++:
 //   - collaboration, participant (pools), messageFlow, conversation: who talks

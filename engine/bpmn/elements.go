@@ -101,7 +101,37 @@ func (c *converter) definitions(root *element) *model.Definition {
 	} else if len(def.Processes) > 0 {
 		def.Key = def.Processes[0].ID // a model that documents only: it deploys, it does not run
 	}
+	for _, e := range processes {
+		if e.id() == def.Key {
+			c.definitionWide(def, e)
+		}
+	}
 	return def
+}
+
+// definitionWide reads what the main process says for the whole
+// definition, as Export writes a JSON DAG or a graph: the default
+// variables (wf:variables, a JSON object) and the read model its instances
+// see (wf:readModel).
+func (c *converter) definitionWide(def *model.Definition, e *element) {
+	switch v := strings.TrimSpace(e.attr(nsWF, "readModel")); v {
+	case "":
+	case model.ReadModelDataWorkflows:
+		def.ReadModel = v
+	default:
+		c.probs.Add(e.id(), "wf:readModel %q is not a read model: write dataworkflows (a JSON DAG's trigger, context and {{ }} templates) or remove it", v)
+	}
+	for _, x := range e.extensions(nsWF) {
+		if x.name.Local != "variables" {
+			continue
+		}
+		vars, err := jsonObject(x.trimmed())
+		if err != nil {
+			c.probs.Add(e.id(), "wf:variables is not a JSON object (%v): write the variables every instance starts with as {\"name\": value, ...}", err)
+			continue
+		}
+		def.Variables = vars
+	}
 }
 
 func (c *converter) process(e *element) *model.Process {

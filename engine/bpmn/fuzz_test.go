@@ -42,3 +42,23 @@ func FuzzParse(f *testing.F) {
 		_ = model.Validate(def, model.Checks{})
 	})
 }
+
+// FuzzExport: a document that parses without problems, exported and parsed
+// again, runs alike (see requireRunsAlike).
+func FuzzExport(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add(testdata(f, "export/extensions.bpmn"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		def, err := bpmn.Parse(data, bpmn.Options{MaxDepth: 50})
+		if err != nil {
+			return
+		}
+		back, err := bpmn.Parse(bpmn.Export(def), bpmn.Options{})
+		if err != nil {
+			t.Fatalf("the export does not parse: %v\n%s", err, bpmn.Export(def))
+		}
+		requireRunsAlike(t, def, back)
+	})
+}

@@ -1,6 +1,8 @@
 package bpmn
 
 import (
+	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -117,7 +119,7 @@ var wfAttributes = map[string]func(x *extension, v string){
 }
 
 // wf reads our extensions: wf: attributes on the element, and wf:input,
-// wf:output, wf:header and wf:form in its extensionElements. Unknown wf:
+// wf:output, wf:header, wf:parameters and wf:form in its extensionElements. Unknown wf:
 // names are reported: in our own namespace they are typos.
 func (x *extension) wf() {
 	for _, a := range x.e.attrs {
@@ -143,8 +145,10 @@ func (x *extension) wf() {
 			headers[el.attr("", "key")] = el.attr("", "value")
 		case "form":
 			x.n.Human.Form = el.trimmed()
+		case "parameters":
+			x.parameters(el.trimmed())
 		default:
-			x.problem("unknown element wf:%s: use wf:input, wf:output, wf:header or wf:form", el.name.Local)
+			x.problem("unknown element wf:%s: use wf:input, wf:output, wf:header, wf:parameters or wf:form", el.name.Local)
 		}
 	}
 	if len(in) > 0 {
@@ -154,6 +158,28 @@ func (x *extension) wf() {
 		x.n.Outputs = out
 	}
 	x.mergeHeaders(headers)
+}
+
+// parameters reads wf:parameters, a JSON object: the parameters of the
+// job, as a JSON DAG node or a graph Task gives its handler (values may
+// hold templates). BPMN has no other place for them; Export writes them.
+func (x *extension) parameters(text string) {
+	params, err := jsonObject(text)
+	if err != nil {
+		x.problem("wf:parameters is not a JSON object (%v): write the job's parameters as {\"name\": value, ...}", err)
+		return
+	}
+	x.n.Job.Parameters = params
+}
+
+// jsonObject reads JSON text that must be an object.
+func jsonObject(text string) (map[string]any, error) {
+	var m map[string]any
+	err := json.Unmarshal([]byte(text), &m)
+	if err == nil && m == nil {
+		err = errors.New("it is null")
+	}
+	return m, err
 }
 
 // duration reads an ISO-8601 duration attribute into *dst.

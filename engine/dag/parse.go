@@ -230,6 +230,7 @@ func finish(wf *Workflow, p *model.Process) (*model.Definition, error) {
 		Format:    model.FormatDAG,
 		Processes: []*model.Process{p},
 		Variables: wf.Variables,
+		ReadModel: model.ReadModelDataWorkflows,
 	}
 	if probs := model.Validate(def, model.Checks{}); len(probs) > 0 {
 		return nil, probs

@@ -16,7 +16,15 @@ type Definition struct {
 	Format    Format
 	Processes []*Process
 	Variables map[string]any // default variables every instance starts with
+	// ReadModel is ReadModelDataWorkflows when the instances see the JSON
+	// DAG's read model (trigger and context variables, {{ }} templates,
+	// conditions that throw count as false): a JSON DAG, and a DAG saved as
+	// BPMN (wf:readModel on its process). "" for the engine's own.
+	ReadModel string
 }
+
+// ReadModelDataWorkflows is the read model of the DataWorkflows spec's JSON DAGs.
+const ReadModelDataWorkflows = "dataworkflows"
 
 // Process returns the process with the given id, or the main one for "".
 func (d *Definition) Process(id string) *Process {

@@ -178,8 +178,9 @@ async function load() {
   if (key) {
     setStatus(`Loading ${key}…`);
     try {
-      // A JSON DAG or graph comes exported as BPMN: shown, not deployable
-      // (the export keeps the flow, not job types or retries).
+      // A JSON DAG or graph comes exported as BPMN: shown read only here;
+      // the export keeps what runs (engine/bpmn/export.go), so the BPMN
+      // saved and deployed as a new key runs like the original.
       const resp = await fetch(`/ui/definitions/${encodeURIComponent(key)}/0/diagram`, { credentials: 'same-origin' });
       if (!resp.ok) throw new Error(`${resp.status} ${resp.statusText}`);
       const format = resp.headers.get('X-Definition-Format') || 'bpmn';

@@ -14,7 +14,7 @@ export const wfModdle = {
     {
       name: 'ProcessAttributes',
       extends: ['bpmn:Process'],
-      properties: ['readers', 'timeout', 'maxConcurrentInstances', 'overLimit', 'retryBudget', 'onFailure']
+      properties: ['readers', 'timeout', 'maxConcurrentInstances', 'overLimit', 'retryBudget', 'onFailure', 'readModel']
         .map((name) => ({ name, isAttr: true, type: 'String' })),
     },
     {
@@ -61,6 +61,24 @@ export const wfModdle = {
       superClass: ['Element'],
       meta: { allowedIn: ['bpmn:UserTask', 'bpmn:StartEvent'] },
       properties: [{ name: 'body', isBody: true, type: 'String' }],
+    },
+    // What a JSON DAG or graph saved as BPMN carries (engine/bpmn/export.go):
+    // a job's parameters and the process's default variables as JSON text,
+    // and the mappings and headers, so the designer keeps them when it saves.
+    ...['Parameters', 'Variables'].map((name) => ({
+      name,
+      superClass: ['Element'],
+      properties: [{ name: 'body', isBody: true, type: 'String' }],
+    })),
+    ...['Input', 'Output'].map((name) => ({
+      name,
+      superClass: ['Element'],
+      properties: ['source', 'target'].map((attr) => ({ name: attr, isAttr: true, type: 'String' })),
+    })),
+    {
+      name: 'Header',
+      superClass: ['Element'],
+      properties: ['key', 'value'].map((attr) => ({ name: attr, isAttr: true, type: 'String' })),
     },
   ],
 };

@@ -219,6 +219,63 @@ function ScriptField(props) {
   ]);
 }
 
+// The parameters a service task's job gets (wf:parameters, a JSON object
+// whose values may hold ${...} templates), as a JSON DAG node or a graph
+// Task gives them: a DAG or graph saved as BPMN carries them so. Saved on
+// blur when the text is a JSON object; an empty box removes them.
+function parametersProblem(text) {
+  if (!text.trim()) return '';
+  try {
+    const v = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? '' : 'write a JSON object, {"name": value, ...}';
+  } catch (err) {
+    return err.message;
+  }
+}
+
+function ParametersField(props) {
+  const { element, id, bo } = props;
+  const modeling = useService('modeling');
+  const bpmnFactory = useService('bpmnFactory');
+  const current = (bo.extensionElements?.values || []).find((v) => v.$instanceOf('wf:Parameters'));
+  const value = current?.body || '';
+  const show = (textarea, text) => {
+    const problem = parametersProblem(text);
+    const entry = textarea.closest('.bio-properties-panel-entry');
+    entry.classList.toggle('has-error', !!problem);
+    const note = entry.querySelector('.wf-parameters-error');
+    note.textContent = problem ? `Not saved: ${problem}` : '';
+    note.hidden = !problem;
+  };
+  const save = (text) => {
+    if (text === value || parametersProblem(text)) return;
+    let ext = bo.extensionElements;
+    if (!ext) {
+      ext = bpmnFactory.create('bpmn:ExtensionElements', { values: [] });
+      ext.$parent = bo;
+      modeling.updateModdleProperties(element, bo, { extensionElements: ext });
+    }
+    const values = (ext.values || []).filter((v) => !v.$instanceOf('wf:Parameters'));
+    if (text.trim()) {
+      const params = bpmnFactory.create('wf:Parameters', { body: text });
+      params.$parent = ext;
+      values.push(params);
+    }
+    modeling.updateModdleProperties(element, ext, { values });
+  };
+  return h('div', { class: 'bio-properties-panel-entry', 'data-entry-id': id }, [
+    h('label', { class: 'bio-properties-panel-label', for: `wf-${id}` }, 'Parameters (JSON)'),
+    h('textarea', {
+      id: `wf-${id}`, class: 'bio-properties-panel-input wf-code', rows: 6, spellcheck: false, value,
+      onInput: (ev) => show(ev.target, ev.target.value),
+      onBlur: (ev) => save(ev.target.value),
+    }),
+    h('div', { class: 'bio-properties-panel-error wf-parameters-error', hidden: true }, ''),
+    h('div', { class: 'bio-properties-panel-description' },
+      'What the job\'s handler gets, e.g. {"channel": "#ops", "text": "Order ${orderId} shipped"}; values may hold ${...} templates'),
+  ]);
+}
+
 // The job types this server runs itself (GET /api/v1/job-types), offered
 // as suggestions; any other type waits for an external worker.
 let jobTypes;
@@ -353,7 +410,9 @@ class WfPropertiesProvider {
         entries.unshift({ id: 'wf-script', component: ScriptField, bo, isEdited: () => !!bo.get('script') });
       }
       if (['bpmn:ServiceTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'].some((t) => bo.$instanceOf(t))) {
-        entries.unshift({ id: 'wf-type', component: JobTypeField, bo, isEdited: () => !!bo.get('wf:type') });
+        entries.unshift({ id: 'wf-type', component: JobTypeField, bo, isEdited: () => !!bo.get('wf:type') },
+          { id: 'wf-parameters', component: ParametersField, bo,
+            isEdited: () => (bo.extensionElements?.values || []).some((v) => v.$instanceOf('wf:Parameters')) });
       }
       const timer = bo.get && bo.$instanceOf('bpmn:Event') && timerDefinition(bo);
       if (timer) {
