@@ -88,6 +88,11 @@ type Node struct {
 	Repeat      *StandardLoop // standardLoopCharacteristics
 	// Circuit puts the task's jobs through a circuit breaker (nil: none).
 	Circuit *CircuitPolicy
+	// Cache lets a service task reuse a stored result (nil: none).
+	Cache *CachePolicy
+	// Webhook makes a receive task or message catch wait for a POST to a
+	// URL of its own (nil: a correlated message).
+	Webhook *Webhook
 
 	// Gateways: JoinPolicy makes a parallel or inclusive join go on with
 	// some of its branches (nil: all of them).

@@ -15,6 +15,8 @@ type Process struct {
 	// Limits bound its instances: timeout, concurrency, retry budget and
 	// what an unhandled failure does.
 	Limits Limits
+	// Triggers start other definitions when an instance ends (chaining).
+	Triggers []ChainTrigger
 
 	AllNodes []*Node // by Node.Index
 	AllFlows []*Flow // by Flow.Index
