@@ -52,7 +52,10 @@ func TestBrowserDeadLetterBulkDiscard(t *testing.T) {
 		waitJS(`document.querySelectorAll('#deadletter-list tr[data-deadletter]').length === 2`),
 	)
 	b.run(b.ctx, "a dry run counts what the discard would change",
-		chromedp.Click(`#deadletter-bulk button[data-bulk="discard"]`),
+		// once the page's module has its click handler, in the page's own
+		// document: chromedp's node ids can lag the navigation just made
+		waitJS(`document.readyState === 'complete'`),
+		js(`document.querySelector('#deadletter-bulk button[data-bulk="discard"]').click()`),
 		chromedp.WaitVisible(`dialog.confirm button[data-confirm="yes"]`),
 	)
 	question := b.dialogText()
@@ -70,8 +73,9 @@ func TestBrowserDeadLetterBulkDiscard(t *testing.T) {
 	require.Len(t, open, 3, "discarding resolves no incident")
 
 	b.run(b.ctx, "purge the discarded letters, with a dry run first",
-		chromedp.SetValue(`#purge-age`, "0s"),
-		chromedp.Click(`#deadletter-bulk button[data-bulk="purge"]`),
+		waitJS(`document.readyState === 'complete'`),
+		js(`document.getElementById('purge-age').value = '0s'`),
+		js(`document.querySelector('#deadletter-bulk button[data-bulk="purge"]').click()`),
 		chromedp.WaitVisible(`dialog.confirm button[data-confirm="yes"]`),
 	)
 	question = b.dialogText()
