@@ -30,7 +30,7 @@ test/short: ## quick run without the race detector
 	$(GO) test -count=1 $(PKGS)
 
 lint: ## golangci-lint (v2) with .golangci.yml: gofumpt, depguard layering; govulncheck when its database answers
-	$(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION) run ./...
+	$(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION) run --allow-parallel-runners ./...
 	bash scripts/vulncheck.sh
 
 generate: ## regenerate templ components (generated files are committed)
