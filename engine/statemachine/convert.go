@@ -173,7 +173,7 @@ func catch(b *model.Builder, root *model.Scope, state string, e *Event) *model.N
 	case e.Message != "":
 		n := b.Generate(root, state+"__message", model.KindIntermediateCatchEvent)
 		n.Name, n.Trigger = e.Message, model.TriggerMessage
-		n.Message = &model.Message{Name: e.Message, CorrelationKey: e.CorrelationKey}
+		n.Message = &model.Message{Name: e.Message, CorrelationKey: correlationKey(e.CorrelationKey)}
 		return n
 	case e.Signal != "":
 		n := b.Generate(root, state+"__signal", model.KindIntermediateCatchEvent)
@@ -184,6 +184,16 @@ func catch(b *model.Builder, root *model.Scope, state string, e *Event) *model.N
 	n.Name, n.Trigger = e.Timer, model.TriggerTimer
 	n.Timer = &model.Timer{Kind: model.TimerDuration, Expr: e.Timer}
 	return n
+}
+
+// correlationKey makes a correlation_key, an expression like a condition
+// (orderId, customer.id), an expression of the engine's: ${orderId}. One
+// written as =expr or holding ${...} already is kept as it is.
+func correlationKey(key string) string {
+	if key == "" || model.IsExpression(key) {
+		return key
+	}
+	return "${" + key + "}"
 }
 
 // check reports every problem the conversion cannot deal with, by state.

@@ -39,7 +39,7 @@ func TestParseOrderLifecycle(t *testing.T) {
 	require.Equal(t, model.KindExclusiveGateway, p.Node("pending__choice").Kind)
 	require.Nil(t, p.Node("pending__choice").Default, "no default: none holding is an incident")
 	require.Equal(t, model.KindIntermediateCatchEvent, p.Node("approved__message").Kind, "one event: a catch, no gateway")
-	require.Equal(t, &model.Message{Name: "order.shipped", CorrelationKey: "orderId"}, p.Node("approved__message").Message)
+	require.Equal(t, &model.Message{Name: "order.shipped", CorrelationKey: "${orderId}"}, p.Node("approved__message").Message)
 	require.Equal(t, "P3D", p.Node("shipped__timer").Timer.Expr)
 	require.Equal(t, "order.reserve", p.Node("approved__action").Job.Type)
 	require.Equal(t, map[string]any{"orderId": "${orderId}"}, p.Node("approved__action").Job.Parameters)
