@@ -79,6 +79,9 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node, level int) error {
 	if level > MaxDepth {
 		return fmt.Errorf("the state machine nests objects and lists more than %d deep: flatten it", MaxDepth)
 	}
+	if buf.Len() > MaxSize { // aliases can repeat a part of the document without end
+		return fmt.Errorf("the state machine is more than %d bytes as JSON: use fewer YAML aliases", MaxSize)
+	}
 	switch n.Kind {
 	case yaml.AliasNode:
 		return writeJSON(buf, n.Alias, level+1)

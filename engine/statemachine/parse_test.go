@@ -3,6 +3,7 @@ package statemachine_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -79,7 +80,7 @@ func TestParseProblemsNameTheState(t *testing.T) {
 		"dead end": {`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"actions":["x"]}}}`,
 			"a", "no transitions and is not terminal"},
 		"bad duration": {`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"transitions":[{"target":"b","event":{"timer":"3 days"}}]},"b":{"terminal":true}}}`,
-			"a", `timer "3 days" is not an ISO-8601 duration`},
+			"a", `transitions[0].event.timer: "3 days" is not an ISO-8601 duration`},
 		"always not last": {`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"transitions":[{"target":"b"},{"target":"b","condition":"x"}]},"b":{"terminal":true}}}`,
 			"a", "always taken: move that one last"},
 		"two events": {`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"transitions":[{"target":"b","event":{"signal":"s","timer":"PT1M"}}]},"b":{"terminal":true}}}`,
@@ -93,7 +94,7 @@ func TestParseProblemsNameTheState(t *testing.T) {
 			require.ErrorAs(t, err, &probs)
 			found := false
 			for _, p := range probs {
-				found = found || (p.ElementID == c.id && contains(p.Message, c.want))
+				found = found || (p.ElementID == c.id && strings.Contains(p.Message, c.want))
 			}
 			require.True(t, found, "want %s: %s in %v", c.id, c.want, probs)
 		})
@@ -113,11 +114,14 @@ func TestParseUnknownFieldsAreErrors(t *testing.T) {
 	}
 }
 
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
+func TestParseAliasesCannotBlowUp(t *testing.T) {
+	t.Parallel()
+	src := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+	prev := "a"
+	for _, name := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+		src += name + ": &" + name + " [" + strings.Repeat("*"+prev+", ", 9) + "*" + prev + "]\n"
+		prev = name
 	}
-	return false
+	_, err := statemachine.Parse([]byte(src))
+	require.ErrorContains(t, err, "fewer YAML aliases")
 }
