@@ -71,20 +71,34 @@ func TestParseListOfStatesJSON(t *testing.T) {
 func TestParseProblemsNameTheState(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct{ src, id, want string }{
-		"unknown target": {`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"transitions":[{"target":"nowhere"}]}}}`,
-			"a", `target "nowhere" is not a state`},
-		"no initial state": {`{"workflow_id":"w","type":"state_machine","states":{"a":{"terminal":true}}}`,
-			"w", "no initial_state"},
-		"unreachable": {`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"terminal":true},"b":{"terminal":true}}}`,
-			"b", "no transition leads to the state"},
-		"dead end": {`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"actions":["x"]}}}`,
-			"a", "no transitions and is not terminal"},
-		"bad duration": {`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"transitions":[{"target":"b","event":{"timer":"3 days"}}]},"b":{"terminal":true}}}`,
-			"a", `transitions[0].event.timer: "3 days" is not an ISO-8601 duration`},
-		"always not last": {`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"transitions":[{"target":"b"},{"target":"b","condition":"x"}]},"b":{"terminal":true}}}`,
-			"a", "always taken: move that one last"},
-		"two events": {`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"transitions":[{"target":"b","event":{"signal":"s","timer":"PT1M"}}]},"b":{"terminal":true}}}`,
-			"a", "exactly one of message, signal and timer"},
+		"unknown target": {
+			`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"transitions":[{"target":"nowhere"}]}}}`,
+			"a", `target "nowhere" is not a state`,
+		},
+		"no initial state": {
+			`{"workflow_id":"w","type":"state_machine","states":{"a":{"terminal":true}}}`,
+			"w", "no initial_state",
+		},
+		"unreachable": {
+			`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"terminal":true},"b":{"terminal":true}}}`,
+			"b", "no transition leads to the state",
+		},
+		"dead end": {
+			`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"actions":["x"]}}}`,
+			"a", "no transitions and is not terminal",
+		},
+		"bad duration": {
+			`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"transitions":[{"target":"b","event":{"timer":"3 days"}}]},"b":{"terminal":true}}}`,
+			"a", `transitions[0].event.timer: "3 days" is not an ISO-8601 duration`,
+		},
+		"always not last": {
+			`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"transitions":[{"target":"b"},{"target":"b","condition":"x"}]},"b":{"terminal":true}}}`,
+			"a", "always taken: move that one last",
+		},
+		"two events": {
+			`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"transitions":[{"target":"b","event":{"signal":"s","timer":"PT1M"}}]},"b":{"terminal":true}}}`,
+			"a", "exactly one of message, signal and timer",
+		},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -105,7 +119,7 @@ func TestParseUnknownFieldsAreErrors(t *testing.T) {
 	t.Parallel()
 	for _, src := range []string{
 		`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"terminal":true,"termnal":true}}}`,
-		"workflow_id: w\ntype: state_machine\ninitial_state: a\nstates:\n  a:\n    terminal: true\n    transitions:\n      - target: a\n        conditon: x\n",
+		"workflow_id: w\ntype: state_machine\ninitial_state: a\nstates:\n  a:\n    terminal: true\n    transitions:\n      - target: a\n        when: x\n",
 		`{"workflow_id":"w","type":"state_machine","initial_state":"a","extra":1,"states":{"a":{"terminal":true}}}`,
 		`{"workflow_id":"w","type":"state_machine","initial_state":"a","states":{"a":{"on_entry":[{"agent":"x"}],"terminal":true}}}`,
 	} {
