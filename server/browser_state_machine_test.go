@@ -40,6 +40,7 @@ func TestBrowserMonitorShowsCurrentState(t *testing.T) {
 		chromedp.WaitVisible(`#monitor[data-ready="true"][data-subscribed="true"]`),
 		waitJS(`document.getElementById('current-state')?.dataset.state === 'approved'`),
 		waitJS(`document.querySelector('#state-history li[data-state="pending"]')?.textContent.includes('condition: total <= 1000')`),
+		waitJS(`document.querySelector('.wf-badge.state[data-element="approved"]') !== null`),
 		waitJS(`['pending', 'approved', 'shipped', 'delivered', 'rejected'].every((s) => document.querySelector('#canvas [data-element-id="' + s + '"]'))`),
 	)
 
@@ -47,5 +48,7 @@ func TestBrowserMonitorShowsCurrentState(t *testing.T) {
 	b.run(b.ctx, "the current state follows live",
 		waitJS(`document.getElementById('current-state')?.dataset.state === 'shipped'`),
 		waitJS(`document.querySelector('#state-history li[data-state="approved"]')?.textContent.includes('message: order.shipped')`),
+		waitJS(`document.querySelector('.wf-badge.state[data-element="shipped"]') !== null`),
+		waitJS(`document.querySelector('.wf-badge.state[data-element="approved"]') === null`),
 	)
 }

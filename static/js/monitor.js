@@ -121,6 +121,7 @@ function render() {
   if (painter) {
     renderTokens();
     renderProgressBadges();
+    renderStateBadge();
   }
 }
 
@@ -143,6 +144,13 @@ function renderStates() {
     el('p', { id: 'current-state', 'data-state': snap.currentState },
       'Current state: ', el('strong', { text: snap.currentState })),
     el('ol', { id: 'state-history', class: 'timeline' }, ...visits));
+}
+
+// renderStateBadge marks a state machine's current state on its diagram
+// (the token may wait on a catch event after it).
+function renderStateBadge() {
+  if (!snap.currentState) return;
+  painter.badges('wf-state', [{ id: snap.currentState, text: 'current state', class: 'state', title: `The machine is in ${snap.currentState}`, position: { top: -22, left: 0 } }]);
 }
 
 function renderProgress() {
