@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/store/memstore"
 )
 
 // deployStateMachine deploys testdata/steps/<name> with the format detected,
@@ -160,4 +161,45 @@ func transitions(s engine.States) []string {
 		out = append(out, v.Transition)
 	}
 	return out
+}
+
+// TestStateHistorySurvivesRestart: the state history is read from the
+// stored event log, so an engine started on the same store reports it and
+// goes on from the state the machine was in.
+func TestStateHistorySurvivesRestart(t *testing.T) {
+	t.Parallel()
+	st := memstore.New()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "steps", "state-machine-order.yaml"))
+	require.NoError(t, err)
+	first := engineOn(t, st)
+	first.RegisterHandler("order.check", noop)
+	first.RegisterHandler("order.reserve", noop)
+	_, _, err = first.Deploy(ctx, engine.DeployRequest{Source: src})
+	require.NoError(t, err)
+	inst, _, err := first.Start(ctx, engine.StartRequest{Definition: "order_lifecycle", Variables: map[string]any{"orderId": "o-5", "total": 10}})
+	require.NoError(t, err)
+	require.NoError(t, first.WaitIdle(ctx))
+	first.Close()
+
+	second := engineOn(t, st)
+	require.NoError(t, second.WaitIdle(ctx), "the instance is loaded again, its subscription re-armed")
+	snap, err := second.Instance(ctx, inst.ID)
+	require.NoError(t, err)
+	s, ok, err := second.States(ctx, snap)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "approved", s.Current)
+	require.Equal(t, "condition: total <= 1000", s.History[0].Transition)
+
+	n, err := second.Correlate(ctx, engine.Message{Name: "order.shipped", CorrelationKey: "o-5"})
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.NoError(t, second.WaitIdle(ctx))
+	snap, err = second.Instance(ctx, inst.ID)
+	require.NoError(t, err)
+	s, _, err = second.States(ctx, snap)
+	require.NoError(t, err)
+	require.Equal(t, []string{"pending", "approved", "shipped"}, visited(s))
 }
