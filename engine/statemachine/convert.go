@@ -63,8 +63,7 @@ func Convert(wf *Workflow) (*model.Definition, error) {
 // state with only event transitions waits at once, one with a single
 // unconditional transition just goes on.
 func convertState(b *model.Builder, root *model.Scope, s *State) {
-	last := s.Name
-	last = chain(b, root, last, s.Name+"__entry", s.OnEntry)
+	last := chain(b, root, s.Name, s.Name+"__entry", s.OnEntry)
 	last = chain(b, root, last, s.Name+"__action", s.Actions)
 	if s.Terminal {
 		end := b.Generate(root, s.Name+"__end", model.KindEndEvent)
