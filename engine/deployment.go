@@ -15,6 +15,7 @@ import (
 	"github.com/workflowpp/wfpp/engine/graph"
 	"github.com/workflowpp/wfpp/engine/model"
 	"github.com/workflowpp/wfpp/engine/script"
+	"github.com/workflowpp/wfpp/engine/statemachine"
 	"github.com/workflowpp/wfpp/gateways"
 )
 
@@ -105,6 +106,8 @@ const (
 	FormatBPMN  = string(model.FormatBPMN)
 	FormatDAG   = string(model.FormatDAG)
 	FormatGraph = string(model.FormatGraph)
+	// FormatStateMachine is a type: state_machine document, JSON or YAML.
+	FormatStateMachine = string(model.FormatStateMachine)
 )
 
 // DetectFormat guesses the format of a definition from its first bytes.
@@ -113,6 +116,8 @@ func DetectFormat(src []byte) string {
 	switch {
 	case bytes.HasPrefix(s, []byte("<")):
 		return FormatBPMN
+	case bytes.Contains(s, []byte(statemachine.TypeStateMachine)) && statemachine.Is(s):
+		return FormatStateMachine
 	case bytes.Contains(s, []byte(`"graphId"`)) || bytes.Contains(s, []byte("graphId:")):
 		return FormatGraph
 	case bytes.Contains(s, []byte(`"startNode"`)):
@@ -138,8 +143,10 @@ func parse(src []byte, format string, opts bpmn.Options) (*model.Definition, err
 		return dag.Parse(src)
 	case FormatGraph:
 		return graph.Parse(src)
+	case FormatStateMachine:
+		return statemachine.Parse(src)
 	}
-	return nil, fmt.Errorf("unknown definition format %q: use bpmn, dag or graph", format)
+	return nil, fmt.Errorf("unknown definition format %q: use bpmn, dag, graph or state_machine", format)
 }
 
 // Validate reports every problem of a parsed definition, compiling its

@@ -7,6 +7,9 @@ const (
 	FormatBPMN  Format = "bpmn"
 	FormatDAG   Format = "dag"   // the JSON DAG format (DataWorkflows)
 	FormatGraph Format = "graph" // the graph JSON/YAML format (Execution Engine)
+	// FormatStateMachine is a type: state_machine document (advanced
+	// features §11, JSON or YAML), read by package statemachine.
+	FormatStateMachine Format = "state_machine"
 )
 
 // Definition is a parsed, linked process definition: what gets deployed.

@@ -10,7 +10,8 @@ import (
 )
 
 // formatOf maps a request's Content-Type to a definition format; "" lets
-// the engine tell DAG JSON from graph JSON.
+// the engine tell the JSON and YAML formats apart (YAML is graph unless it
+// says type: state_machine).
 func formatOf(contentType string) (string, bool) {
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
@@ -22,7 +23,7 @@ func formatOf(contentType string) (string, bool) {
 	case "application/json":
 		return "", true
 	case "application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml":
-		return engine.FormatGraph, true
+		return "", true
 	}
 	return "", false
 }
@@ -46,10 +47,10 @@ func (s *Service) deploy(c *fiber.Ctx) error {
 	}
 	switch q := c.Query("format"); q {
 	case "":
-	case engine.FormatBPMN, engine.FormatDAG, engine.FormatGraph, formatForm:
+	case engine.FormatBPMN, engine.FormatDAG, engine.FormatGraph, engine.FormatStateMachine, formatForm:
 		format = q
 	default:
-		return BadRequest("query parameter \"format\" is %q: use bpmn, dag, graph or form", q)
+		return BadRequest("query parameter \"format\" is %q: use bpmn, dag, graph, state_machine or form", q)
 	}
 	if len(c.Request().Body()) == 0 {
 		return BadRequest("request body is empty: send the definition's source")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/engine/cache"
+	"github.com/workflowpp/wfpp/engine/statemachine"
 	"github.com/workflowpp/wfpp/server/identity"
 )
 
@@ -28,6 +29,10 @@ type InstanceView struct {
 	Children []ChildLink `json:"children"`
 	// Progress is how far it is and when it should end (GET only).
 	Progress *engine.Progress `json:"progress,omitempty"`
+	// CurrentState and StateHistory are where an instance of a state
+	// machine is and has been (GET only; absent for other formats).
+	CurrentState string               `json:"currentState,omitempty"`
+	StateHistory []statemachine.Visit `json:"stateHistory,omitempty"`
 }
 
 // ChildLink is an instance a call activity started.
@@ -121,6 +126,13 @@ func (s *Service) getInstance(c *fiber.Ctx) error {
 		return err
 	}
 	v.Progress = &p
+	states, ok, err := s.eng.States(ctx, snap)
+	if err != nil {
+		return err
+	}
+	if ok {
+		v.CurrentState, v.StateHistory = states.Current, states.History
+	}
 	for inc := range strings.SplitSeq(c.Query("include"), ",") {
 		switch strings.TrimSpace(inc) {
 		case "":

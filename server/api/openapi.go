@@ -178,6 +178,11 @@ func apiSchemas() map[string]any {
 				"basis": map[string]any{"type": "string", "enum": []string{"durations", "counts", "ended"}}, "sampled": num,
 				"elements": map[string]any{"type": "object", "additionalProperties": obj(map[string]any{"percent": num, "message": str, "at": tim})},
 			}),
+			// A state machine's (format state_machine) where it is and has been.
+			"currentState": str,
+			"stateHistory": map[string]any{"type": "array", "items": obj(map[string]any{
+				"state": str, "entered": tim, "exited": tim, "transition": str, "target": str,
+			}, "state", "entered")},
 		}, "id", "status"),
 		"InstancePage":    pageOf("Instance"),
 		"Variables":       obj(map[string]any{"variables": anyOb}),

@@ -117,10 +117,40 @@ function render() {
   renderVariables();
   renderIncidents();
   renderProgress();
+  renderStates();
   if (painter) {
     renderTokens();
     renderProgressBadges();
+    renderStateBadge();
   }
+}
+
+// renderStates shows where a state machine is and has been (its GET has
+// currentState and stateHistory; other instances have neither). The card
+// is made here so that other instances' pages stay as they are.
+function renderStates() {
+  if (!snap.currentState) return;
+  let card = document.getElementById('states');
+  if (!card) {
+    card = el('section', { class: 'card', id: 'states' });
+    document.querySelector('.monitor-side').prepend(card);
+  }
+  const visits = (snap.stateHistory || []).map((v) => el('li', { 'data-state': v.state },
+    el('code', { text: v.state }), ' ',
+    el('time', { datetime: v.entered, text: fmtTime(v.entered) }),
+    v.transition ? el('span', { class: 'muted', text: ` → ${v.target || '?'} (${v.transition})` }) : null));
+  card.replaceChildren(
+    el('h2', { text: 'State' }),
+    el('p', { id: 'current-state', 'data-state': snap.currentState },
+      'Current state: ', el('strong', { text: snap.currentState })),
+    el('ol', { id: 'state-history', class: 'timeline' }, ...visits));
+}
+
+// renderStateBadge marks a state machine's current state on its diagram
+// (the token may wait on a catch event after it).
+function renderStateBadge() {
+  if (!snap.currentState) return;
+  painter.badges('wf-state', [{ id: snap.currentState, text: 'current state', class: 'state', title: `The machine is in ${snap.currentState}`, position: { top: -22, left: 0 } }]);
 }
 
 function renderProgress() {
