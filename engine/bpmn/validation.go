@@ -74,3 +74,57 @@ func (x *extension) validationStep() {
 func validationAttr(name string) func(x *extension, v string) {
 	return func(x *extension, v string) { x.validationParam(name, strings.TrimSpace(v)) }
 }
+
+// validationForms is a validation step's parameters as Export writes them:
+// the wf:validationMode and wf:validationTarget attributes, wf:schema and
+// wf:rule, which the designer shows in fields of their own, and the rest
+// (left to wf:parameters), with any value no form holds as it is (a schema
+// given as text, rules that are not {expression, message}).
+type validationForms struct {
+	attrs  []string
+	schema string
+	rules  []map[string]string
+	rest   map[string]any
+}
+
+func splitValidation(params map[string]any) validationForms {
+	v := validationForms{rest: maps.Clone(params)}
+	for _, f := range []struct{ param, attr string }{{"mode", "wf:validationMode"}, {"target", "wf:validationTarget"}} {
+		if s, ok := params[f.param].(string); ok {
+			v.attrs = append(v.attrs, f.attr, s)
+			delete(v.rest, f.param)
+		}
+	}
+	if s, ok := params["schema"]; ok {
+		if _, text := s.(string); !text {
+			if v.schema = jsonText(s); v.schema != "" {
+				delete(v.rest, "schema")
+			}
+		}
+	}
+	if list, ok := params["rules"].([]any); ok {
+		rules := make([]map[string]string, 0, len(list))
+		for _, item := range list {
+			m, _ := item.(map[string]any)
+			expr, ok1 := m["expression"].(string)
+			msg, ok2 := m["message"].(string)
+			if len(m) != 2 || !ok1 || !ok2 {
+				return v // kept as a parameter
+			}
+			rules = append(rules, map[string]string{"expression": expr, "message": msg})
+		}
+		v.rules = rules
+		delete(v.rest, "rules")
+	}
+	return v
+}
+
+// validationStep writes a validation step's wf:schema and wf:rule.
+func (w *exporter) validationStep(v validationForms) {
+	if v.schema != "" {
+		w.leaf("wf:schema", v.schema)
+	}
+	for _, r := range v.rules {
+		w.leaf("wf:rule", "", "expression", r["expression"], "message", r["message"])
+	}
+}

@@ -12,7 +12,9 @@ const serviceTasks = ['bpmn:ServiceTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTas
 const breakerOn = (bo) => !!bo.get('wf:circuitBreaker') && bo.get('wf:circuitBreaker') !== 'false';
 const joins = ['bpmn:ParallelGateway', 'bpmn:InclusiveGateway'];
 // A validation step's settings show on a task of its job type.
-const validationStep = (bo) => serviceTasks.some((t) => bo.$instanceOf(t)) && bo.get('wf:type') === 'core.validate';
+// (wf:type, or the Camunda 8 task definition a saved DAG or graph carries).
+const jobType = (bo) => bo.get('wf:type') || (bo.extensionElements?.values || []).find((v) => v.$type === 'zeebe:TaskDefinition')?.type;
+const validationStep = (bo) => serviceTasks.some((t) => bo.$instanceOf(t)) && jobType(bo) === 'core.validate';
 
 // The fields, by the element types they belong to.
 export const wfFields = [
