@@ -179,10 +179,9 @@ func validationProblems(def *model.Definition) model.Problems {
 			if n.Job.Type != model.ValidateJobType {
 				continue
 			}
-			if _, errs := compileValidation(n.Job.Parameters); len(errs) > 0 {
-				for _, err := range errs {
-					probs.Add(n.ID, "validation step: %v", err)
-				}
+			_, errs := compileValidation(n.Job.Parameters)
+			for _, err := range errs {
+				probs.Add(n.ID, "validation step: %v", err)
 			}
 		}
 	}
@@ -212,20 +211,13 @@ func (h *validationHandler) Handle(ctx context.Context, job *Job) (map[string]an
 		return nil, fmt.Errorf("validation step %q: %w", job.ElementID, err)
 	}
 	list := make([]any, len(violations))
+	lines := make([]string, len(violations))
 	for i, vi := range violations {
-		list[i] = vi
+		list[i], lines[i] = vi.value(), vi.String()
 	}
 	out := map[string]any{ValidationErrorsVariable: list}
 	if len(violations) == 0 || v.warn {
 		return out, nil
-	}
-	lines := make([]string, len(violations))
-	for i, vi := range violations {
-		where := cmp.Or(vi["path"].(string), "/")
-		if r, ok := vi["rule"].(string); ok {
-			where = "rule " + r
-		}
-		lines[i] = where + ": " + vi["message"].(string)
 	}
 	return nil, &BPMNError{
 		Code:      model.ValidationFailedCode,
@@ -246,45 +238,76 @@ func (h *validationHandler) validation(n *model.Node) (*validation, error) {
 	return v, nil
 }
 
+// violation is one thing wrong with the data: where (a JSON pointer into
+// it, "" for the whole), what, and the rule that found it, if a rule did.
+type violation struct {
+	path, message, rule string
+}
+
+// value is the violation as a variable holds it.
+func (v violation) value() map[string]any {
+	m := map[string]any{"path": v.path, "message": v.message}
+	if v.rule != "" {
+		m["rule"] = v.rule
+	}
+	return m
+}
+
+func (v violation) String() string {
+	if v.rule != "" {
+		return "rule " + v.rule + ": " + v.message
+	}
+	return cmp.Or(v.path, "/") + ": " + v.message
+}
+
 var validationPrinter = message.NewPrinter(language.English)
 
 // check returns every violation of the data in scope: the schema's, then
-// the rules'. A rule that cannot be evaluated is a violation too.
-func (v *validation) check(ctx context.Context, eval *script.Evaluator, scope map[string]any) ([]map[string]any, error) {
-	var violations []map[string]any
+// the rules'. A target or rule that cannot be evaluated (reads a member of
+// undefined, say) is a violation too: the data is not what it should be.
+func (v *validation) check(ctx context.Context, eval *script.Evaluator, scope map[string]any) ([]violation, error) {
+	var violations []violation
 	if v.schema != nil {
 		var data any = scope
 		if v.target != nil {
 			var err error
-			if data, err = eval.Eval(ctx, v.target, scope); err != nil {
-				return nil, fmt.Errorf("target: %w", err)
+			data, err = eval.Eval(ctx, v.target, scope)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if err != nil {
+				violations = append(violations, violation{message: fmt.Sprintf("the target could not be evaluated: %v", err)})
 			}
 		}
-		vs, err := schemaViolations(v.schema, data)
-		if err != nil {
-			return nil, err
+		if len(violations) == 0 {
+			vs, err := schemaViolations(v.schema, data)
+			if err != nil {
+				return nil, err
+			}
+			violations = vs
 		}
-		violations = vs
 	}
 	for _, r := range v.rules {
 		ok, err := eval.EvalBool(ctx, r.prog, scope)
 		msg := r.message
 		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
 		case err != nil:
-			msg = fmt.Sprintf("%s (the rule could not be evaluated: %v)", cmp.Or(msg, "rule "+r.expression), err)
+			msg = fmt.Sprintf("%s (the rule could not be evaluated: %v)", cmp.Or(msg, "it does not hold"), err)
 		case ok:
 			continue
 		case msg == "":
-			msg = "rule " + r.expression + " does not hold"
+			msg = "it does not hold"
 		}
-		violations = append(violations, map[string]any{"path": "", "message": msg, "rule": r.expression})
+		violations = append(violations, violation{message: msg, rule: r.expression})
 	}
 	return violations, nil
 }
 
 // schemaViolations validates data against sch and lists the leaves of the
-// failure: {path, message}.
-func schemaViolations(sch *jsonschema.Schema, data any) ([]map[string]any, error) {
+// failure.
+func schemaViolations(sch *jsonschema.Schema, data any) ([]violation, error) {
 	// The validator reads JSON values only: variables may hold other Go
 	// types (int64 from a script, say), so they go through JSON first.
 	b, err := json.Marshal(data)
@@ -295,34 +318,32 @@ func schemaViolations(sch *jsonschema.Schema, data any) ([]map[string]any, error
 	if err != nil {
 		return nil, err
 	}
-	err = sch.Validate(doc)
 	var ve *jsonschema.ValidationError
-	if err == nil {
-		return nil, nil
-	} else if !errors.As(err, &ve) {
-		return nil, err
+	if err := sch.Validate(doc); !errors.As(err, &ve) {
+		return nil, err // nil when valid
 	}
-	var out []map[string]any
+	var out []violation
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
+		for _, c := range e.Causes {
+			walk(c)
 		}
-		out = append(out, map[string]any{"path": jsonPointer(e.InstanceLocation), "message": e.ErrorKind.LocalizedString(validationPrinter)})
+		if len(e.Causes) == 0 {
+			out = append(out, violation{path: jsonPointer(e.InstanceLocation), message: e.ErrorKind.LocalizedString(validationPrinter)})
+		}
 	}
 	walk(ve)
 	return out, nil
 }
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // jsonPointer renders an instance location as a JSON pointer (RFC 6901).
 func jsonPointer(loc []string) string {
 	var b strings.Builder
 	for _, tok := range loc {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(tok))
+		b.WriteString(pointerEscaper.Replace(tok))
 	}
 	return b.String()
 }

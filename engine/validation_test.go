@@ -156,3 +156,16 @@ func TestValidationBadSchemaIsRefusedAtDeploy(t *testing.T) {
 		require.Contains(t, probs[0].Message, tc.want)
 	}
 }
+
+// A target that cannot be evaluated is a violation: the data is missing.
+func TestValidationTargetMissing(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(validationStep(`wf:validationTarget="order.lines[0]"`, orderSchema))
+	inst := h.start("p", nil)
+
+	h.openTask(inst.ID, "fix")
+	got := violations(t, h.instance(inst.ID).Variables)
+	require.Len(t, got, 1)
+	require.Contains(t, got[""], "the target could not be evaluated")
+}
