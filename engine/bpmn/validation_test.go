@@ -21,8 +21,10 @@ func TestValidationStepForms(t *testing.T) {
 	def, err := engine.Parse(src, "")
 	require.NoError(t, err)
 	xml := string(bpmn.Export(def))
-	for _, want := range []string{`wf:validationMode="warn"`, `wf:validationTarget="order"`, `<wf:schema>{&#34;$schema&#34;:`,
-		`<wf:rule expression="order.total &gt; 0" message="the total must be positive">`} {
+	for _, want := range []string{
+		`wf:validationMode="warn"`, `wf:validationTarget="order"`, `<wf:schema>{&#34;$schema&#34;:`,
+		`<wf:rule expression="order.total &gt; 0" message="the total must be positive">`,
+	} {
 		require.Contains(t, xml, want)
 	}
 	require.NotContains(t, xml, "wf:parameters")
@@ -41,8 +43,10 @@ func TestValidationStepProblems(t *testing.T) {
 	}
 	for _, tc := range []struct{ task, want string }{
 		{`<serviceTask id="v" wf:type="echo" wf:validationMode="warn"/>`, `set wf:type="core.validate"`},
-		{`<serviceTask id="v" wf:type="core.validate" wf:validationMode="warn"><extensionElements><wf:parameters>{"mode": "strict"}</wf:parameters></extensionElements></serviceTask>`,
-			"mode is given in wf:parameters too"},
+		{
+			`<serviceTask id="v" wf:type="core.validate" wf:validationMode="warn"><extensionElements><wf:parameters>{"mode": "strict"}</wf:parameters></extensionElements></serviceTask>`,
+			"mode is given in wf:parameters too",
+		},
 		{`<serviceTask id="v" wf:type="core.validate" wf:schema="{nope"/>`, "wf:schema is not JSON"},
 	} {
 		_, err := bpmn.Parse(doc(tc.task), bpmn.Options{})
