@@ -92,6 +92,9 @@ func (x *instance) jobDone(c command) {
 		return
 	}
 	result := c.vars
+	if t.node.Job.Type == model.ValidateJobType {
+		x.validationWarned(t, result)
+	}
 	if x.readModel() {
 		result = x.recordOutputs(t.node, result)
 	}
@@ -109,6 +112,7 @@ func (x *instance) jobFailed(c command) {
 	var be *BPMNError
 	if errors.As(c.err, &be) {
 		x.recordFailure(t, be.Code, be.Message)
+		x.setVars(be.Variables)
 		x.moveLetter(t, DeadLetterReplayed, "") // the process handles what the job answered
 		if be.Code == model.CircuitOpenCode && x.takeFallback(t, n, be.Message) {
 			return

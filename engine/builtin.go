@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/workflowpp/wfpp/engine/model"
 )
 
 // Job types with a built-in handler.
@@ -24,6 +26,7 @@ const scriptJobType = "script"
 func registerBuiltins(r *handlerRegistry) {
 	r.m[JobTypeEcho] = HandlerFunc(echo)
 	r.m[JobTypeHTTP] = NewHTTPHandler(nil)
+	r.m[model.ValidateJobType] = &validationHandler{}
 }
 
 // NewHTTPHandler returns a handler for the http job type that calls

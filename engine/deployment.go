@@ -152,7 +152,7 @@ func parse(src []byte, format string, opts bpmn.Options) (*model.Definition, err
 // Validate reports every problem of a parsed definition, compiling its
 // conditions, mappings, scripts and timers.
 func Validate(def *model.Definition) model.Problems {
-	return model.Validate(def, model.Checks{
+	probs := model.Validate(def, model.Checks{
 		Expression: func(text string) error {
 			_, err := compileExpr(text)
 			return err
@@ -180,6 +180,7 @@ func Validate(def *model.Definition) model.Problems {
 		},
 		Timer: CheckTimer,
 	})
+	return append(probs, validationProblems(def)...)
 }
 
 // ParseAndValidate parses and validates; the error is model.Problems when the

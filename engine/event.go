@@ -53,6 +53,7 @@ const (
 	EventTriggered            EventType = "triggered"         // Engine.Trigger moved a catch by its element id
 	EventEscalationThrown     EventType = "escalation.thrown" // caught or not: an uncaught escalation is no error
 	EventCompensationThrown   EventType = "compensation.thrown"
+	EventValidationWarned     EventType = "validation.warned"     // a validation step in warn mode found violations (detail: warnings) and went on
 	EventAdHocActivated       EventType = "adhoc.activated"       // an element of an ad-hoc sub-process was started
 	EventAdHocCompleting      EventType = "adhoc.completing"      // an ad-hoc sub-process's completion condition held
 	EventTransactionCancelled EventType = "transaction.cancelled" // a cancel end event: compensation, then the cancel boundary

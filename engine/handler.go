@@ -55,6 +55,9 @@ func (f HandlerFunc) Handle(ctx context.Context, job *Job) (map[string]any, erro
 type BPMNError struct {
 	Code    string
 	Message string
+	// Variables are set when the error is thrown, for whatever catches it
+	// (a validation step's violations, say).
+	Variables map[string]any
 }
 
 func (e *BPMNError) Error() string { return fmt.Sprintf("BPMN error %q: %s", e.Code, e.Message) }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/workflowpp/wfpp/engine/dag"
+	"github.com/workflowpp/wfpp/engine/model"
 	"github.com/workflowpp/wfpp/engine/script"
 )
 
@@ -15,8 +16,8 @@ import (
 // job for good, naming the parameter and the node.
 func (e *Engine) jobParameters(ctx context.Context, j *jobRun) (map[string]any, error) {
 	params := j.node.Job.Parameters
-	if len(params) == 0 {
-		return nil, nil
+	if len(params) == 0 || j.node.Job.Type == model.ValidateJobType {
+		return nil, nil // a validation step reads its parameters as written (validation.go)
 	}
 	f := filler{e: e, ctx: ctx, node: j.node.ID, vars: j.vars}
 	if j.readModel {

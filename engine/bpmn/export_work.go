@@ -45,6 +45,9 @@ func workAttrs(n *model.Node) []string {
 			"wf:circuitMinCalls", positive(c.MinCalls), "wf:circuitWindow", isoDuration(c.Window),
 			"wf:circuitOpenTimeout", isoDuration(c.OpenTimeout), "wf:circuitHalfOpenCalls", positive(c.HalfOpenCalls))
 	}
+	if n.Job.Type == model.ValidateJobType {
+		a = append(a, splitValidation(n.Job.Parameters).attrs...)
+	}
 	if p := n.JoinPolicy; p != nil {
 		// cancelRemaining is always written: it alone keeps a policy
 		// whose other settings are all defaults.
@@ -76,8 +79,14 @@ func (w *exporter) work(n *model.Node) {
 		}
 		w.close("zeebe:taskHeaders")
 	}
-	if len(j.Parameters) > 0 {
-		w.leaf("wf:parameters", jsonText(j.Parameters))
+	params := j.Parameters
+	if j.Type == model.ValidateJobType {
+		v := splitValidation(params)
+		w.validationStep(v)
+		params = v.rest
+	}
+	if len(params) > 0 {
+		w.leaf("wf:parameters", jsonText(params))
 	}
 	if j.Priority != "" {
 		w.leaf("zeebe:jobPriorityDefinition", "", "priority", j.Priority)

@@ -31,6 +31,8 @@ type extension struct {
 	// needJobType holds problems that stand only when no dialect gives the
 	// node a job type, e.g. a Java delegate next to a wf:type.
 	needJobType model.Problems
+	// validation holds a validation step's settings (validation.go).
+	validation map[string]any
 }
 
 func (x *extension) problem(format string, args ...any) { x.c.probs.Add(x.n.ID, format, args...) }

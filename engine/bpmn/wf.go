@@ -116,6 +116,9 @@ var wfAttributes = map[string]func(x *extension, v string){
 	"branchTimeout":       func(x *extension, v string) { x.duration("wf:branchTimeout", v, &x.joinPolicy().BranchTimeout) },
 	"cancelRemaining":     readCancelRemaining,
 	"joinResultsVariable": func(x *extension, v string) { x.joinPolicy().ResultsVariable = strings.TrimSpace(v) },
+	"schema":              func(x *extension, v string) { x.validationSchema(v) }, // validation.go
+	"validationMode":      validationAttr("mode"),
+	"validationTarget":    validationAttr("target"),
 }
 
 // wf reads our extensions: wf: attributes on the element, and wf:input,
@@ -147,8 +150,12 @@ func (x *extension) wf() {
 			x.n.Human.Form = el.trimmed()
 		case "parameters":
 			x.parameters(el.trimmed())
+		case "schema":
+			x.validationSchema(el.trimmed())
+		case "rule":
+			x.validationRule(el)
 		default:
-			x.problem("unknown element wf:%s: use wf:input, wf:output, wf:header, wf:parameters or wf:form", el.name.Local)
+			x.problem("unknown element wf:%s: use wf:input, wf:output, wf:header, wf:parameters, wf:form, or wf:schema and wf:rule", el.name.Local)
 		}
 	}
 	if len(in) > 0 {
@@ -158,6 +165,7 @@ func (x *extension) wf() {
 		x.n.Outputs = out
 	}
 	x.mergeHeaders(headers)
+	x.validationStep()
 }
 
 // parameters reads wf:parameters, a JSON object: the parameters of the

@@ -135,6 +135,25 @@ type ParallelConfig struct {
 	CancelRemaining bool   `json:"cancelRemaining"`
 }
 
+// ValidateConfig configures a Validate step: it checks the variables (or
+// what the Target expression gives) against a JSON Schema and Rules, in
+// Mode strict (the default; a violation fails the step with the error
+// VALIDATION_FAILED, for an OnFail edge) or warn (it goes on, recording
+// them). See engine/validation.go.
+type ValidateConfig struct {
+	Schema any            `json:"schema"` // a JSON Schema object, or its JSON text
+	Mode   string         `json:"mode"`   // strict or warn
+	Target string         `json:"target"`
+	Rules  []ValidateRule `json:"rules"`
+}
+
+// ValidateRule is an expression over the variables that must hold, and
+// what to say when it does not.
+type ValidateRule struct {
+	Expression string `json:"expression"`
+	Message    string `json:"message"`
+}
+
 // decodeConfig reads raw into v, rejecting fields v does not have.
 func decodeConfig(raw json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {

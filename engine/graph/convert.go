@@ -414,7 +414,7 @@ func (c *converter) loops(sc *scope) {
 func (c *converter) leave(sc *scope, st *step) {
 	s, id := sc.s, st.g.NodeID
 	switch st.typ {
-	case TypeTask, TypeManual, TypeSubflow, TypeTimer:
+	case TypeTask, TypeManual, TypeSubflow, TypeTimer, TypeValidate:
 		st.exit = c.split(sc, id, id, c.branches(sc, st.out[OnComplete]))
 		if fail := st.out[OnFail]; len(fail) > 0 {
 			bound := c.b.AttachErrorBoundary(s, st.node, id+"__onFail")

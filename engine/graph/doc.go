@@ -19,7 +19,7 @@
 //	onFailure: fail               #    onFailure: fail (default)|incident)
 //	nodes:
 //	  - nodeId: score             # required; unique in the document, sub-flows included
-//	    type: Task                # Task|Timer|Manual|Subflow|IfElse|Switch|While|ForEach|Parallel
+//	    type: Task                # Task|Timer|Manual|Subflow|IfElse|Switch|While|ForEach|Parallel|Validate
 //	    name: Score               # optional; nodeName is the same
 //	    description: ...          # optional
 //	    configuration: {...}      # depends on type, see below
@@ -67,6 +67,8 @@
 //	          stop (default)|continue|collect, errorsVariable (default errors)
 //	Parallel  joinPolicy: all (default)|any|majority|n_of_m, n, branchTimeoutMs,
 //	          cancelRemaining
+//	Validate  schema (JSON Schema object or JSON text), mode: strict (default)|warn,
+//	          target (expression; default all variables), rules: [{expression, message}]
 //
 // # Rules
 //
@@ -138,6 +140,9 @@
 //     circuitBreaker Node.Circuit, and fallbackNodeId adds a fallback flow
 //     (model.Builder.Fallback) to that node.
 //   - Manual: a user task; configuration fills model.Human.
+//   - Validate: a service task of job type core.validate (model.ValidateJobType)
+//     whose parameters are its configuration; strict violations fail it
+//     with VALIDATION_FAILED, which an OnFail edge catches.
 //   - Subflow: an embedded sub-process holding the converted inline graph.
 //   - OnComplete edges leave an activity with DAG semantics: every satisfied
 //     edge is taken, in parallel; several edges or conditions go through an

@@ -71,6 +71,7 @@ const (
 	TypeWhile    = "While"
 	TypeForEach  = "ForEach"
 	TypeParallel = "Parallel"
+	TypeValidate = "Validate"
 )
 
 // Edge types.
@@ -85,7 +86,7 @@ const (
 )
 
 var (
-	nodeTypes = []string{TypeTask, TypeTimer, TypeManual, TypeSubflow, TypeIfElse, TypeSwitch, TypeWhile, TypeForEach, TypeParallel}
+	nodeTypes = []string{TypeTask, TypeTimer, TypeManual, TypeSubflow, TypeIfElse, TypeSwitch, TypeWhile, TypeForEach, TypeParallel, TypeValidate}
 	edgeTypes = []string{OnComplete, OnFail, TrueBranch, FalseBranch, SwitchCase, LoopBody, LoopExit}
 
 	// edgesFrom lists the edge types each node type may start.
@@ -99,5 +100,6 @@ var (
 		TypeWhile:    {LoopBody, LoopExit},
 		TypeForEach:  {LoopBody, LoopExit},
 		TypeParallel: {OnComplete},
+		TypeValidate: {OnComplete, OnFail},
 	}
 )

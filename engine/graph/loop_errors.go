@@ -87,7 +87,7 @@ func (c *converter) loopErrors(sc *scope) {
 
 // fails reports whether a step of the type runs work that can fail.
 func fails(typ string) bool {
-	return typ == TypeTask || typ == TypeManual || typ == TypeSubflow
+	return typ == TypeTask || typ == TypeManual || typ == TypeSubflow || typ == TypeValidate
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -36,6 +36,8 @@ func (c *converter) configure(st *step) *scope {
 		cfg = &ForEachConfig{}
 	case TypeParallel:
 		cfg = &ParallelConfig{}
+	case TypeValidate:
+		cfg = &ValidateConfig{}
 	}
 	st.cfg = cfg
 	if err := decodeConfig(st.g.Configuration, cfg); err != nil {
@@ -63,6 +65,8 @@ func (c *converter) configure(st *step) *scope {
 	case *ParallelConfig:
 		n.Kind = model.KindParallelGateway
 		c.parallelConfig(id, cfg)
+	case *ValidateConfig:
+		validate(n, cfg)
 	}
 	return nil
 }

@@ -61,7 +61,8 @@ const (
 
 // ValidateJobType is the job type of a validation step: a built-in
 // handler checks variables against a JSON Schema and expressions given in
-// the task's parameters (schema, expressions, mode strict|warn).
+// the task's parameters (schema, mode strict|warn, target, rules: see
+// engine/validation.go).
 const ValidateJobType = "core.validate"
 
 // ValidationFailedCode is the BPMN error a strict validation step throws.

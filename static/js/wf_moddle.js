@@ -31,6 +31,13 @@ export const wfModdle = {
         .map((name) => ({ name, isAttr: true, type: 'String' })),
     },
     {
+      // A validation step's settings (wf:type="core.validate"), beside
+      // wf:schema and wf:rule elements (engine/bpmn/validation.go).
+      name: 'ValidationAttributes',
+      extends: ['bpmn:ServiceTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'],
+      properties: ['validationMode', 'validationTarget'].map((name) => ({ name, isAttr: true, type: 'String' })),
+    },
+    {
       name: 'FlowAttributes',
       extends: ['bpmn:SequenceFlow'],
       properties: [{ name: 'fallback', isAttr: true, type: 'String' }],
@@ -70,6 +77,17 @@ export const wfModdle = {
       superClass: ['Element'],
       properties: [{ name: 'body', isBody: true, type: 'String' }],
     })),
+    // A validation step's JSON Schema (JSON text) and its rules.
+    {
+      name: 'Schema',
+      superClass: ['Element'],
+      properties: [{ name: 'body', isBody: true, type: 'String' }],
+    },
+    {
+      name: 'Rule',
+      superClass: ['Element'],
+      properties: ['expression', 'message'].map((attr) => ({ name: attr, isAttr: true, type: 'String' })),
+    },
     ...['Input', 'Output'].map((name) => ({
       name,
       superClass: ['Element'],

@@ -11,9 +11,18 @@ const serviceTasks = ['bpmn:ServiceTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTas
 // The circuit breaker's settings show once it is on.
 const breakerOn = (bo) => !!bo.get('wf:circuitBreaker') && bo.get('wf:circuitBreaker') !== 'false';
 const joins = ['bpmn:ParallelGateway', 'bpmn:InclusiveGateway'];
+// A validation step's settings show on a task of its job type.
+// (wf:type, or the Camunda 8 task definition a saved DAG or graph carries).
+const jobType = (bo) => bo.get('wf:type') || (bo.extensionElements?.values || []).find((v) => v.$type === 'zeebe:TaskDefinition')?.type;
+const validationStep = (bo) => serviceTasks.some((t) => bo.$instanceOf(t)) && jobType(bo) === 'core.validate';
 
 // The fields, by the element types they belong to.
 export const wfFields = [
+  // A validation step's mode and target (its schema and rules: JSONElementField, RulesField).
+  { name: 'validationMode', types: serviceTasks, when: validationStep, label: 'Validation mode', options: ['', 'strict', 'warn'],
+    description: 'strict (the default): a violation throws the BPMN error VALIDATION_FAILED listing them all (in validationErrors); warn: it goes on and the history records them' },
+  { name: 'validationTarget', types: serviceTasks, when: validationStep, label: 'Validation target',
+    description: 'An expression giving the data to check, e.g. order; empty: all the variables' },
   { name: 'readers', types: ['bpmn:Process'], label: 'Readers',
     description: 'Users and groups, comma-separated, who may read this process\'s instances besides those who work on their tasks' },
   { name: 'timeout', types: ['bpmn:Process'], label: 'Instance timeout',
@@ -219,11 +228,13 @@ function ScriptField(props) {
   ]);
 }
 
-// The parameters a service task's job gets (wf:parameters, a JSON object
-// whose values may hold ${...} templates), as a JSON DAG node or a graph
-// Task gives them: a DAG or graph saved as BPMN carries them so. Saved on
-// blur when the text is a JSON object; an empty box removes them.
-function parametersProblem(text) {
+// A JSON object in an extension element's text, edited in a box that marks
+// text that is not one: the parameters a service task's job gets
+// (wf:parameters, whose values may hold ${...} templates), as a JSON DAG
+// node or a graph Task gives them (a DAG or graph saved as BPMN carries
+// them so), and a validation step's JSON Schema (wf:schema). Saved on blur
+// when the text is a JSON object; an empty box removes the element.
+function objectProblem(text) {
   if (!text.trim()) return '';
   try {
     const v = JSON.parse(text);
@@ -233,46 +244,94 @@ function parametersProblem(text) {
   }
 }
 
-function ParametersField(props) {
+const jsonBoxes = {
+  'wf-parameters': { type: 'wf:Parameters', label: 'Parameters (JSON)', rows: 6,
+    description: 'What the job\'s handler gets, e.g. {"channel": "#ops", "text": "Order ${orderId} shipped"}; values may hold ${...} templates' },
+  'wf-schema': { type: 'wf:Schema', label: 'Validation schema (JSON Schema)', rows: 10,
+    description: 'What the data must look like, e.g. {"type": "object", "required": ["id"]}. Draft 2020-12, or the draft its "$schema" names (draft-07…)' },
+};
+
+function JSONElementField(props) {
   const { element, id, bo } = props;
+  const box = jsonBoxes[id];
   const modeling = useService('modeling');
   const bpmnFactory = useService('bpmnFactory');
-  const current = (bo.extensionElements?.values || []).find((v) => v.$instanceOf('wf:Parameters'));
+  const current = (bo.extensionElements?.values || []).find((v) => v.$instanceOf(box.type));
   const value = current?.body || '';
   const show = (textarea, text) => {
-    const problem = parametersProblem(text);
+    const problem = objectProblem(text);
     const entry = textarea.closest('.bio-properties-panel-entry');
     entry.classList.toggle('has-error', !!problem);
-    const note = entry.querySelector('.wf-parameters-error');
+    const note = entry.querySelector(`.${id}-error`);
     note.textContent = problem ? `Not saved: ${problem}` : '';
     note.hidden = !problem;
   };
   const save = (text) => {
-    if (text === value || parametersProblem(text)) return;
-    let ext = bo.extensionElements;
-    if (!ext) {
-      ext = bpmnFactory.create('bpmn:ExtensionElements', { values: [] });
-      ext.$parent = bo;
-      modeling.updateModdleProperties(element, bo, { extensionElements: ext });
-    }
-    const values = (ext.values || []).filter((v) => !v.$instanceOf('wf:Parameters'));
+    if (text === value || objectProblem(text)) return;
+    const ext = extensionElements(element, bo, modeling, bpmnFactory);
+    const values = (ext.values || []).filter((v) => !v.$instanceOf(box.type));
     if (text.trim()) {
-      const params = bpmnFactory.create('wf:Parameters', { body: text });
-      params.$parent = ext;
-      values.push(params);
+      const el = bpmnFactory.create(box.type, { body: text });
+      el.$parent = ext;
+      values.push(el);
     }
     modeling.updateModdleProperties(element, ext, { values });
   };
   return h('div', { class: 'bio-properties-panel-entry', 'data-entry-id': id }, [
-    h('label', { class: 'bio-properties-panel-label', for: `wf-${id}` }, 'Parameters (JSON)'),
+    h('label', { class: 'bio-properties-panel-label', for: `wf-${id}` }, box.label),
     h('textarea', {
-      id: `wf-${id}`, class: 'bio-properties-panel-input wf-code', rows: 6, spellcheck: false, value,
+      id: `wf-${id}`, class: 'bio-properties-panel-input wf-code', rows: box.rows, spellcheck: false, value,
       onInput: (ev) => show(ev.target, ev.target.value),
       onBlur: (ev) => save(ev.target.value),
     }),
-    h('div', { class: 'bio-properties-panel-error wf-parameters-error', hidden: true }, ''),
+    h('div', { class: `bio-properties-panel-error ${id}-error`, hidden: true }, ''),
+    h('div', { class: 'bio-properties-panel-description' }, box.description),
+  ]);
+}
+
+// extensionElements returns bo's extension elements, made when it has none.
+function extensionElements(element, bo, modeling, bpmnFactory) {
+  let ext = bo.extensionElements;
+  if (!ext) {
+    ext = bpmnFactory.create('bpmn:ExtensionElements', { values: [] });
+    ext.$parent = bo;
+    modeling.updateModdleProperties(element, bo, { extensionElements: ext });
+  }
+  return ext;
+}
+
+// A validation step's rules (wf:rule elements): expressions over the
+// variables that must hold, each with the message a violation shows. A rule
+// is saved when its box loses focus; one left without an expression is a
+// problem the deploy names.
+function RulesField(props) {
+  const { element, id, bo } = props;
+  const modeling = useService('modeling');
+  const bpmnFactory = useService('bpmnFactory');
+  const rules = (bo.extensionElements?.values || []).filter((v) => v.$instanceOf('wf:Rule'));
+  const set = (rule, attr, v) => { if (v !== (rule.get(attr) || '')) modeling.updateModdleProperties(element, rule, { [attr]: v || undefined }); };
+  const add = () => {
+    const ext = extensionElements(element, bo, modeling, bpmnFactory);
+    const rule = bpmnFactory.create('wf:Rule', {});
+    rule.$parent = ext;
+    modeling.updateModdleProperties(element, ext, { values: [...(ext.values || []), rule] });
+  };
+  const remove = (rule) => {
+    const ext = bo.extensionElements;
+    modeling.updateModdleProperties(element, ext, { values: ext.values.filter((v) => v !== rule) });
+  };
+  return h('div', { class: 'bio-properties-panel-entry', 'data-entry-id': id }, [
+    h('label', { class: 'bio-properties-panel-label' }, 'Validation rules'),
+    ...rules.map((rule, i) => h('div', { class: 'wf-rule', 'data-rule': i }, [
+      h('input', { class: 'bio-properties-panel-input wf-rule-expression', placeholder: 'expression, e.g. order.total > 0',
+        value: rule.get('expression') || '', onBlur: (ev) => set(rule, 'expression', ev.target.value) }),
+      h('input', { class: 'bio-properties-panel-input wf-rule-message', placeholder: 'message when it does not hold',
+        value: rule.get('message') || '', onBlur: (ev) => set(rule, 'message', ev.target.value) }),
+      h('button', { type: 'button', class: 'wf-rule-remove', title: 'Remove this rule', onClick: () => remove(rule) }, '×'),
+    ])),
+    h('button', { type: 'button', class: 'wf-rule-add', onClick: add }, 'Add rule'),
     h('div', { class: 'bio-properties-panel-description' },
-      'What the job\'s handler gets, e.g. {"channel": "#ops", "text": "Order ${orderId} shipped"}; values may hold ${...} templates'),
+      'Expressions over the variables (JavaScript, or =FEEL) that must hold; each one that does not is a violation with its message'),
   ]);
 }
 
@@ -411,8 +470,14 @@ class WfPropertiesProvider {
       }
       if (['bpmn:ServiceTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'].some((t) => bo.$instanceOf(t))) {
         entries.unshift({ id: 'wf-type', component: JobTypeField, bo, isEdited: () => !!bo.get('wf:type') },
-          { id: 'wf-parameters', component: ParametersField, bo,
-            isEdited: () => (bo.extensionElements?.values || []).some((v) => v.$instanceOf('wf:Parameters')) });
+          { id: 'wf-parameters', component: JSONElementField, bo,
+            isEdited: () => (bo.extensionElements?.values || []).some((v) => v.$instanceOf('wf:Parameters')) },
+          ...(validationStep(bo) ? [
+            { id: 'wf-schema', component: JSONElementField, bo,
+              isEdited: () => (bo.extensionElements?.values || []).some((v) => v.$instanceOf('wf:Schema')) },
+            { id: 'wf-rules', component: RulesField, bo,
+              isEdited: () => (bo.extensionElements?.values || []).some((v) => v.$instanceOf('wf:Rule')) },
+          ] : []));
       }
       const timer = bo.get && bo.$instanceOf('bpmn:Event') && timerDefinition(bo);
       if (timer) {
