@@ -116,6 +116,9 @@ var wfAttributes = map[string]func(x *extension, v string){
 	"branchTimeout":       func(x *extension, v string) { x.duration("wf:branchTimeout", v, &x.joinPolicy().BranchTimeout) },
 	"cancelRemaining":     readCancelRemaining,
 	"joinResultsVariable": func(x *extension, v string) { x.joinPolicy().ResultsVariable = strings.TrimSpace(v) },
+	"webhook":             func(x *extension, v string) { x.webhook(v) }, // webhook.go
+	"webhookFilter":       func(x *extension, v string) { x.webhookFilter(v) },
+	"webhookMultiUse":     func(x *extension, v string) { x.webhookMultiUse(v) },
 }
 
 // wf reads our extensions: wf: attributes on the element, and wf:input,
