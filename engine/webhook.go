@@ -27,8 +27,9 @@ import (
 
 // WebhookWait is an open webhook subscription: its token and when it opened.
 type WebhookWait struct {
-	Token   string    `json:"token" bson:"token"`
-	Created time.Time `json:"createdAt" bson:"created_at"`
+	Token    string    `json:"token" bson:"token"`
+	MultiUse bool      `json:"multiUse,omitempty" bson:"multi_use,omitempty"`
+	Created  time.Time `json:"createdAt" bson:"created_at"`
 }
 
 // WebhookRejectedError is a POST whose payload failed the element's filter
@@ -41,9 +42,9 @@ type WebhookRejectedError struct {
 
 func (e *WebhookRejectedError) Error() string {
 	if e.Reason != "" {
-		return fmt.Sprintf("the payload does not pass the webhook filter %q of %q: %s", e.Filter, e.ElementID, e.Reason)
+		return fmt.Sprintf("the payload does not pass the webhook filter `%s` of %q: %s", e.Filter, e.ElementID, e.Reason)
 	}
-	return fmt.Sprintf("the payload does not pass the webhook filter %q of %q: send one it accepts", e.Filter, e.ElementID)
+	return fmt.Sprintf("the payload does not pass the webhook filter `%s` of %q: send one it accepts", e.Filter, e.ElementID)
 }
 
 // hookSub is a webhook subscription as the message index keeps it.
@@ -84,7 +85,7 @@ func (x *instance) openWebhook(t *token, n *model.Node) error {
 	if err != nil {
 		return err
 	}
-	sub := x.addSubscription(&Subscription{Token: t.id, ElementID: n.ID, Webhook: &WebhookWait{Token: tok, Created: x.now}})
+	sub := x.addSubscription(&Subscription{Token: t.id, ElementID: n.ID, Webhook: &WebhookWait{Token: tok, MultiUse: n.Webhook.MultiUse, Created: x.now}})
 	x.emit(EventWebhookOpened, n, t, map[string]any{"multiUse": n.Webhook.MultiUse})
 	x.p.effects.subscribe = append(x.p.effects.subscribe, hookSub(tok, x.id, sub.ID))
 	return nil

@@ -28,6 +28,8 @@ type InstanceView struct {
 	Children []ChildLink `json:"children"`
 	// Progress is how far it is and when it should end (GET only).
 	Progress *engine.Progress `json:"progress,omitempty"`
+	// Webhooks are the URLs its webhook catches wait at (webhook.go).
+	Webhooks []WebhookLink `json:"webhooks"`
 }
 
 // ChildLink is an instance a call activity started.
@@ -47,7 +49,7 @@ const childrenMax = 500
 func ViewOf(s *engine.Snapshot) InstanceView {
 	v := InstanceView{
 		Snapshot: s, Tokens: s.TokenStates(), Variables: s.Variables, Tasks: s.Tasks, Incidents: s.Incidents,
-		StatusURL: statusURL(s.ID), Children: []ChildLink{},
+		StatusURL: statusURL(s.ID), Children: []ChildLink{}, Webhooks: webhookLinks(s),
 	}
 	if v.Tokens == nil {
 		v.Tokens = []engine.TokenState{}
