@@ -135,6 +135,7 @@ func TestWebhookDeployChecks(t *testing.T) {
 		"with a messageRef": `<receiveTask id="r" messageRef="m" wf:webhook="true"/>`,
 		"on a user task":    `<userTask id="r" wf:webhook="true"/>`,
 		"filter alone":      `<receiveTask id="r" wf:webhookFilter="x"/>`,
+		"bad filter":        `<receiveTask id="r" wf:webhook="true" wf:webhookFilter="status ==== )"/>`,
 	} {
 		_, _, err := h.e.Deploy(h.ctx, engine.DeployRequest{Source: callBPMN(`<message id="m" name="m"/><process id="bad" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
     <startEvent id="s"/>` + body + `<sequenceFlow id="f1" sourceRef="s" targetRef="r"/></process>`)})

@@ -9,9 +9,9 @@ import (
 // A webhook wait (model.Webhook): wf:webhook="true" on a receive task, an
 // intermediate message catch event or a message boundary event makes it wait
 // for a POST to a URL of its own instead of a correlated message;
-// wf:webhookFilter and wf:webhookMultiUse tune it and need it. A webhook
-// catch names no message: the URL is what it waits for, so a messageRef
-// beside wf:webhook is refused rather than left to mean one or the other.
+// wf:webhookFilter and wf:webhookMultiUse tune it and need it. Where a
+// webhook may go, and that it names no message, model.Validate checks for
+// every format.
 
 // webhook reads wf:webhook.
 func (x *extension) webhook(v string) {
@@ -20,12 +20,6 @@ func (x *extension) webhook(v string) {
 		return
 	case v != "true":
 		x.problem("wf:webhook %q is neither true nor false: write true to wait for a POST to the element's URL", v)
-		return
-	case !waitsForMessage(x.n):
-		x.problem("wf:webhook is for receive tasks and intermediate or boundary message catch events; this is a %s: remove it", x.n.Kind)
-		return
-	case x.n.Message != nil && x.n.Message.Name != "":
-		x.problem("wf:webhook and messageRef %q both say what the element waits for: keep one (remove the messageRef to wait for the URL)", x.n.Message.Name)
 		return
 	}
 	x.hook()
@@ -69,10 +63,4 @@ func (x *extension) webhookMultiUse(v string) {
 	default:
 		x.problem("wf:webhookMultiUse %q is neither true nor false: write true to keep the URL open after a delivery", v)
 	}
-}
-
-// waitsForMessage reports whether n is an element a webhook may stand in for.
-func waitsForMessage(n *model.Node) bool {
-	catch := n.Kind == model.KindIntermediateCatchEvent || n.Kind == model.KindBoundaryEvent
-	return n.Kind == model.KindReceiveTask || (catch && n.Trigger == model.TriggerMessage)
 }
