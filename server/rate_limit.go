@@ -26,7 +26,7 @@ func (s *Server) rateLimit() fiber.Handler {
 		LimitReached: func(c *fiber.Ctx) error {
 			return &api.Error{
 				Status: http.StatusTooManyRequests, Code: "rate_limited",
-				Message: fmt.Sprintf("more than %d starts or completions in %s from this client: wait and retry (see Retry-After)", s.cfg.RateLimit, s.cfg.RateWindow),
+				Message: fmt.Sprintf("more than %d starts, completions or webhook posts in %s from this client: wait and retry (see Retry-After)", s.cfg.RateLimit, s.cfg.RateWindow),
 			}
 		},
 	})

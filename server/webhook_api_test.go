@@ -106,3 +106,14 @@ func TestWebhookHTTP(t *testing.T) {
 	require.Equal(t, "completed", readAs(late).Status, "the boundary timer ended the wait")
 	require.Equal(t, http.StatusNotFound, f.json(http.MethodPost, waiting.Webhooks[0].URL, map[string]any{"status": "paid"}, nil).StatusCode, "after the timeout")
 }
+
+// TestWebhookRateLimited: webhook posts, public, count against the client's
+// rate limit like starts and completions.
+func TestWebhookRateLimited(t *testing.T) {
+	t.Parallel()
+	f := setup(t, func(c *server.Config) { c.RateLimit, c.RateWindow = 2, time.Hour })
+	for range 2 {
+		requireEnvelope(t, f.json(http.MethodPost, "/api/v1/hooks/unknown", map[string]any{}, nil), http.StatusNotFound, "not_found")
+	}
+	requireEnvelope(t, f.json(http.MethodPost, "/api/v1/hooks/unknown", map[string]any{}, nil), http.StatusTooManyRequests, "rate_limited")
+}
