@@ -69,14 +69,15 @@ func (e *Engine) DeliverWebhook(ctx context.Context, token string, payload map[s
 	if err := e.checkVariables(payload); err != nil {
 		return nil, err
 	}
-	for _, s := range e.messages.candidates(hookSub(token, "", 0).name, token) {
-		r, err := e.call(ctx, command{kind: cmdWebhook, inst: s.inst, sub: s.sub, vars: payload})
-		if err != nil {
-			return nil, err
-		}
-		return r.snap, nil
+	subs := e.messages.candidates(hookSub(token, "", 0).name, token)
+	if len(subs) == 0 { // a token is one subscription's: there is one or none
+		return nil, fmt.Errorf("no element waits at this webhook: its wait ended or it never existed: %w", ErrNotFound)
 	}
-	return nil, fmt.Errorf("no element waits at this webhook: its wait ended or it never existed: %w", ErrNotFound)
+	r, err := e.call(ctx, command{kind: cmdWebhook, inst: subs[0].inst, sub: subs[0].sub, vars: payload})
+	if err != nil {
+		return nil, err
+	}
+	return r.snap, nil
 }
 
 // openWebhook opens the webhook subscription of n for token t.
