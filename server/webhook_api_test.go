@@ -100,6 +100,11 @@ func TestWebhookHTTP(t *testing.T) {
 	require.Empty(t, done.Webhooks, "the URL is revoked")
 	require.Equal(t, http.StatusNotFound, f.json(http.MethodPost, url, map[string]any{"status": "paid"}, nil).StatusCode, "single use")
 
+	paused, held := startWaiting()
+	_, err = f.eng.Pause(ctx, paused)
+	require.NoError(t, err)
+	requireEnvelope(t, f.json(http.MethodPost, held.Webhooks[0].URL, map[string]any{"status": "paid"}, nil), http.StatusConflict, "instance_paused")
+
 	late, waiting := startWaiting()
 	clock.Advance(time.Hour)
 	require.NoError(t, f.eng.WaitIdle(ctx))

@@ -158,6 +158,8 @@ func Classify(err error) *Error {
 		return &Error{Status: http.StatusConflict, Code: "duplicate", Message: msg}
 	case errors.Is(err, engine.ErrConflict):
 		return &Error{Status: http.StatusConflict, Code: "conflict", Message: msg}
+	case errors.Is(err, engine.ErrInstancePaused): // a webhook post to a paused instance: its filter cannot wait
+		return &Error{Status: http.StatusConflict, Code: "instance_paused", Message: msg}
 	case errors.Is(err, engine.ErrInstanceEnded):
 		return &Error{Status: http.StatusConflict, Code: "instance_ended", Message: msg}
 	case errors.Is(err, engine.ErrInvalidState):
