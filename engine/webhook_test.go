@@ -142,3 +142,27 @@ func TestWebhookDeployChecks(t *testing.T) {
 		require.ErrorContains(t, err, "wf:webhook", name)
 	}
 }
+
+// TestWebhookSingleUseBoundary: a single-use webhook on a non-interrupting
+// boundary fires once; its URL closes though the task still waits.
+func TestWebhookSingleUseBoundary(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(callBPMN(`<process id="once" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
+    <startEvent id="s"/><userTask id="work"/>
+    <boundaryEvent id="nudge" attachedToRef="work" cancelActivity="false" wf:webhook="true"><messageEventDefinition/></boundaryEvent>
+    <endEvent id="nudged"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="work"/><sequenceFlow id="f2" sourceRef="work" targetRef="e"/>
+    <sequenceFlow id="f3" sourceRef="nudge" targetRef="nudged"/></process>`))
+	inst := h.start("once", nil)
+	token := hookToken(t, inst, "nudge")
+	_, err := h.e.DeliverWebhook(h.ctx, token, map[string]any{"n": 1})
+	require.NoError(t, err)
+	h.idle()
+	_, err = h.e.DeliverWebhook(h.ctx, token, map[string]any{"n": 2})
+	require.ErrorIs(t, err, engine.ErrNotFound)
+	snap := h.instance(inst.ID)
+	require.Equal(t, engine.StatusWaiting, snap.Status, "the task still waits")
+	require.EqualValues(t, 1, snap.Variables["n"])
+	require.Equal(t, 1, h.count(inst.ID, engine.EventElementCompleted, "nudged"))
+}
