@@ -16,7 +16,7 @@ func (x *instance) apply(ctx context.Context, c command) reply {
 		case holdWhilePaused(c.kind):
 			x.held = append(x.held, c)
 			return x.reply(c, nil)
-		case c.kind == cmdCompleteTask || c.kind == cmdAssignTask:
+		case c.kind == cmdCompleteTask || c.kind == cmdAssignTask || c.kind == cmdWebhook: // a webhook's filter answers now
 			return x.reply(c, fmt.Errorf("instance %s: %w", x.id, ErrInstancePaused))
 		}
 	}
@@ -59,6 +59,8 @@ func (x *instance) do(ctx context.Context, c command) error {
 		err = x.messageArrived(c)
 	case cmdTrigger:
 		err = x.triggered(c)
+	case cmdWebhook:
+		err = x.webhookArrived(c)
 	case cmdActivateAdHoc:
 		err = x.activatedAdHoc(c)
 	case cmdSignal:

@@ -40,6 +40,8 @@ func (x *instance) subscribe(t *token, n *model.Node) error {
 				return err
 			}
 		}
+	case n.Webhook != nil:
+		return x.openWebhook(t, n)
 	case (n.Trigger == model.TriggerMessage || n.Kind == model.KindReceiveTask) && (n.Message == nil || n.Message.Name == ""),
 		n.Trigger == model.TriggerSignal && n.SignalName == "":
 		// Nothing names what it waits for: only Engine.Trigger, by its id, moves it.
@@ -95,6 +97,9 @@ func (x *instance) dropSubscription(s *Subscription) {
 	}
 	if s.Signal != "" {
 		x.p.effects.forget = append(x.p.effects.forget, signalSub(s.Signal, x.id, s.ID))
+	}
+	if s.Webhook != nil {
+		x.p.effects.forget = append(x.p.effects.forget, hookSub(s.Webhook.Token, x.id, s.ID))
 	}
 }
 

@@ -30,6 +30,7 @@ const (
 	cmdDiscardDeadLetter // discard a pending dead letter (dead_letter.go)
 	cmdDequeue           // a queued instance got its place: start it (limits.go)
 	cmdTimeout           // the instance's deadline came (timeout.go)
+	cmdWebhook           // a POST reached the webhook of subscription sub (webhook.go)
 )
 
 // command is one request to an instance's applier. It is a plain value so

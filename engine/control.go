@@ -86,6 +86,9 @@ func (x *instance) rearmAll() {
 		if s.Signal != "" {
 			x.p.effects.subscribe = append(x.p.effects.subscribe, signalSub(s.Signal, x.id, s.ID))
 		}
+		if s.Webhook != nil {
+			x.p.effects.subscribe = append(x.p.effects.subscribe, hookSub(s.Webhook.Token, x.id, s.ID))
+		}
 	}
 	for _, t := range x.tokens {
 		switch t.status {

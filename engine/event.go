@@ -51,6 +51,8 @@ const (
 	EventConditionFailed      EventType = "condition.failed"  // a JSON DAG edge condition threw: it counts as false
 	EventTriggerAwaited       EventType = "trigger.awaited"   // a catch with no message or signal name waits for Engine.Trigger
 	EventTriggered            EventType = "triggered"         // Engine.Trigger moved a catch by its element id
+	EventWebhookOpened        EventType = "webhook.opened"    // a webhook catch waits for a POST to its URL (webhook.go)
+	EventWebhookDelivered     EventType = "webhook.delivered" // a POST to a webhook URL matched and moved the catch
 	EventEscalationThrown     EventType = "escalation.thrown" // caught or not: an uncaught escalation is no error
 	EventCompensationThrown   EventType = "compensation.thrown"
 	EventValidationWarned     EventType = "validation.warned"     // a validation step in warn mode found violations (detail: warnings) and went on

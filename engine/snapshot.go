@@ -144,6 +144,8 @@ type Subscription struct {
 	// becomes true; Held is what it was at the last evaluation.
 	Conditional bool `json:"conditional,omitempty" bson:"conditional,omitempty"`
 	Held        bool `json:"held,omitempty" bson:"held,omitempty"`
+	// Webhook: a webhook catch, waiting for a POST to its URL (webhook.go).
+	Webhook *WebhookWait `json:"webhook,omitempty" bson:"webhook,omitempty"`
 }
 
 // TaskStatus is where an inbox task stands.

@@ -12,7 +12,7 @@ import (
 	"github.com/workflowpp/wfpp/server/api"
 )
 
-// rateLimit limits starts and task completions per client IP to
+// rateLimit limits starts, task completions and webhook posts per client IP to
 // Config.RateLimit per Config.RateWindow; other routes are not limited.
 func (s *Server) rateLimit() fiber.Handler {
 	if s.cfg.RateLimit < 0 {
@@ -26,19 +26,20 @@ func (s *Server) rateLimit() fiber.Handler {
 		LimitReached: func(c *fiber.Ctx) error {
 			return &api.Error{
 				Status: http.StatusTooManyRequests, Code: "rate_limited",
-				Message: fmt.Sprintf("more than %d starts or completions in %s from this client: wait and retry (see Retry-After)", s.cfg.RateLimit, s.cfg.RateWindow),
+				Message: fmt.Sprintf("more than %d starts, completions or webhook posts in %s from this client: wait and retry (see Retry-After)", s.cfg.RateLimit, s.cfg.RateWindow),
 			}
 		},
 	})
 }
 
-// limited reports whether c starts an instance or completes a task.
+// limited reports whether c starts an instance, completes a task or posts
+// to a webhook (a public route).
 func limited(c *fiber.Ctx) bool {
 	if c.Method() != fiber.MethodPost {
 		return false
 	}
 	p := strings.TrimSuffix(c.Path(), "/")
-	return p == "/api/v1/instances" ||
+	return p == "/api/v1/instances" || strings.HasPrefix(p, "/api/v1/hooks/") ||
 		(strings.HasPrefix(p, "/api/v1/tasks/") && strings.HasSuffix(p, "/complete"))
 }
 

@@ -158,6 +158,7 @@ func (s *Server) routes() {
 	s.app.Get("/health/live", s.live)
 	s.app.Get("/health/ready", s.ready)
 
+	s.api.HookRoutes(s.app) // the token is the credential: before authentication
 	s.identityRoutes()
 	s.api.Routes(s.app.Group("/api/v1"))
 	s.liveRoutes()

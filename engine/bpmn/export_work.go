@@ -63,6 +63,9 @@ func workAttrs(n *model.Node) []string {
 	if n.Message != nil && n.Message.CorrelationKey != "" {
 		a = append(a, "wf:correlationKey", n.Message.CorrelationKey)
 	}
+	if wh := n.Webhook; wh != nil {
+		a = append(a, "wf:webhook", "true", "wf:webhookFilter", wh.Filter, "wf:webhookMultiUse", trueOrEmpty(wh.MultiUse))
+	}
 	return a
 }
 

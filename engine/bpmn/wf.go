@@ -119,6 +119,9 @@ var wfAttributes = map[string]func(x *extension, v string){
 	"schema":              func(x *extension, v string) { x.validationSchema(v) }, // validation.go
 	"validationMode":      validationAttr("mode"),
 	"validationTarget":    validationAttr("target"),
+	"webhook":             func(x *extension, v string) { x.webhook(v) }, // webhook.go
+	"webhookFilter":       func(x *extension, v string) { x.webhookFilter(v) },
+	"webhookMultiUse":     func(x *extension, v string) { x.webhookMultiUse(v) },
 }
 
 // wf reads our extensions: wf: attributes on the element, and wf:input,

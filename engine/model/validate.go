@@ -296,6 +296,7 @@ func (v *validator) node(n *Node) {
 		v.circuit(n)
 	}
 	v.joinPolicy(n)
+	v.webhook(n)
 	for _, l := range n.ExecListeners {
 		if v.c.Script == nil {
 			break

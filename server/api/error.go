@@ -106,6 +106,7 @@ func Classify(err error) *Error {
 		idErr    *identity.Error
 		tooLarge *engine.VariableTooLargeError
 		over     *engine.OverLimitError
+		rejected *engine.WebhookRejectedError
 	)
 	msg := err.Error()
 	switch {
@@ -125,6 +126,11 @@ func Classify(err error) *Error {
 		return &Error{
 			Status: http.StatusTooManyRequests, Code: "over_limit", Message: msg,
 			Details: []map[string]any{{"definition": over.Definition, "maxConcurrentInstances": over.Max, "retryAfterSeconds": retryAfterSeconds(over.RetryAfter)}},
+		}
+	case errors.As(err, &rejected):
+		return &Error{
+			Status: http.StatusUnprocessableEntity, Code: "webhook_rejected", Message: msg,
+			Details: []map[string]any{{"elementId": rejected.ElementID, "filter": rejected.Filter}},
 		}
 	case errors.As(err, &tooLarge):
 		return &Error{
@@ -152,6 +158,8 @@ func Classify(err error) *Error {
 		return &Error{Status: http.StatusConflict, Code: "duplicate", Message: msg}
 	case errors.Is(err, engine.ErrConflict):
 		return &Error{Status: http.StatusConflict, Code: "conflict", Message: msg}
+	case errors.Is(err, engine.ErrInstancePaused): // a webhook post to a paused instance: its filter cannot wait
+		return &Error{Status: http.StatusConflict, Code: "instance_paused", Message: msg}
 	case errors.Is(err, engine.ErrInstanceEnded):
 		return &Error{Status: http.StatusConflict, Code: "instance_ended", Message: msg}
 	case errors.Is(err, engine.ErrInvalidState):

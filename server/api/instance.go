@@ -33,6 +33,8 @@ type InstanceView struct {
 	// machine is and has been (GET only; absent for other formats).
 	CurrentState string               `json:"currentState,omitempty"`
 	StateHistory []statemachine.Visit `json:"stateHistory,omitempty"`
+	// Webhooks are the URLs its webhook catches wait at (webhook.go).
+	Webhooks []WebhookLink `json:"webhooks"`
 }
 
 // ChildLink is an instance a call activity started.
@@ -52,7 +54,7 @@ const childrenMax = 500
 func ViewOf(s *engine.Snapshot) InstanceView {
 	v := InstanceView{
 		Snapshot: s, Tokens: s.TokenStates(), Variables: s.Variables, Tasks: s.Tasks, Incidents: s.Incidents,
-		StatusURL: statusURL(s.ID), Children: []ChildLink{},
+		StatusURL: statusURL(s.ID), Children: []ChildLink{}, Webhooks: webhookLinks(s),
 	}
 	if v.Tokens == nil {
 		v.Tokens = []engine.TokenState{}

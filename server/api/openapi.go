@@ -71,6 +71,7 @@ var apiOperations = []apiOperation{
 
 	{"post", "/conditions", "messages", "Start every latest process whose conditional start event holds for the variables", nil, "Conditions", 200, "Started", []int{400, 429}},
 	{"post", "/messages", "messages", "Correlate a message by name and correlation key; with ttlMs an unmatched message is buffered (202)", nil, "Message", 200, "Correlated", []int{404, 429, 503}},
+	{"post", "/hooks/{token}", "messages", "Deliver a JSON object to the element waiting at a webhook URL (wf:webhook): no session, the token is the credential; 404 when nothing waits there (any more), 422 webhook_rejected when the payload fails the filter (nothing changes)", nil, "HookPayload", 200, "HookResult", []int{404, 409, 413, 422, 429}},
 	{"post", "/signals", "messages", "Broadcast a signal to every instance waiting for it (and start those with a signal start event)", nil, "Signal", 200, "", []int{400, 429}},
 
 	{"post", "/jobs/fetch-and-lock", "jobs", "Fetch and lock external jobs of a type; a job whose circuit breaker is open fails with CIRCUIT_OPEN instead of being handed out", nil, "FetchAndLock", 200, "JobPage", nil},
@@ -172,7 +173,8 @@ func apiSchemas() map[string]any {
 			"tasks": map[string]any{"type": "array", "items": ref("Task")}, "incidents": map[string]any{"type": "array", "items": ref("Incident")},
 			"history": map[string]any{"type": "array", "items": anyOb}, "statusUrl": str, "startedAt": tim, "endedAt": tim,
 			"parent": anyOb, "children": map[string]any{"type": "array", "items": anyOb},
-			"queued": obj(map[string]any{"position": num}), "deadline": tim, "retriesUsed": num,
+			"webhooks": map[string]any{"type": "array", "items": obj(map[string]any{"elementId": str, "url": str, "multiUse": boo, "createdAt": tim})}, "deadline": tim,
+			"queued": obj(map[string]any{"position": num}), "retriesUsed": num,
 			"progress": obj(map[string]any{
 				"percent": num, "eta": map[string]any{"type": []string{"string", "null"}, "format": "date-time"},
 				"basis": map[string]any{"type": "string", "enum": []string{"durations", "counts", "ended"}}, "sampled": num,
@@ -211,6 +213,8 @@ func apiSchemas() map[string]any {
 		"FormList":     obj(map[string]any{"items": map[string]any{"type": "array", "items": ref("FormVersion")}}),
 		"Message":      obj(map[string]any{"name": str, "correlationKey": str, "variables": anyOb, "instanceId": str, "ttlMs": num}, "name"),
 		"Correlated":   obj(map[string]any{"correlated": num, "buffered": boo, "expiresAt": tim}),
+		"HookPayload":  anyOb,
+		"HookResult":   obj(map[string]any{"delivered": boo}, "delivered"),
 		"Signal":       obj(map[string]any{"name": str, "variables": anyOb}, "name"),
 		"FetchAndLock": obj(map[string]any{"type": str, "worker": str, "max": num, "lockMs": num}, "type", "worker", "lockMs"),
 		"Job": obj(map[string]any{

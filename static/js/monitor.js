@@ -116,13 +116,44 @@ function render() {
   document.getElementById('btn-cancel').disabled = ended;
   renderVariables();
   renderIncidents();
+  renderWebhooks();
   renderProgress();
   renderStates();
   if (painter) {
     renderTokens();
     renderProgressBadges();
     renderStateBadge();
+    painter.badges('wf-webhook', (snap.webhooks || []).map((w) => ({
+      id: w.elementId, text: 'webhook', class: 'webhook', title: `Waits for a POST to ${location.origin}${w.url}`, position: { top: -24, right: 0 },
+    })));
   }
+}
+
+// renderWebhooks lists the URLs the instance's webhook catches wait at
+// (wf:webhook), each with a button that copies it: the token in the URL is
+// its only credential, so it is shown only to those who may read the instance.
+function renderWebhooks() {
+  let card = document.getElementById('webhooks-card');
+  const hooks = snap.webhooks || [];
+  if (!card) {
+    if (hooks.length === 0) return;
+    card = el('section', { class: 'card', id: 'webhooks-card' }, el('h2', { text: 'Webhooks' }), el('ul', { id: 'webhooks', class: 'incidents' }));
+    document.getElementById('incidents').closest('section').before(card);
+  }
+  card.hidden = hooks.length === 0;
+  card.querySelector('ul').replaceChildren(...hooks.map((w) => {
+    const url = `${location.origin}${w.url}`;
+    const copy = el('button', { type: 'button', class: 'small', text: 'Copy' });
+    copy.addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(url);
+        flash('Webhook URL copied');
+      } catch (err) { flash(`Could not copy: ${err.message}`, 'error'); }
+    });
+    return el('li', { 'data-element': w.elementId },
+      el('code', { text: w.elementId }), w.multiUse ? ' (multi-use) ' : ' ',
+      el('input', { type: 'text', readonly: true, class: 'webhook-url', value: url, 'aria-label': `Webhook URL of ${w.elementId}` }), ' ', copy);
+  }));
 }
 
 // renderStates shows where a state machine is and has been (its GET has

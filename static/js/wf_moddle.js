@@ -54,6 +54,11 @@ export const wfModdle = {
         .map((name) => ({ name, isAttr: true, type: 'String' })),
     },
     {
+      name: 'WebhookAttributes',
+      extends: ['bpmn:ReceiveTask', 'bpmn:IntermediateCatchEvent', 'bpmn:BoundaryEvent'],
+      properties: ['webhook', 'webhookFilter', 'webhookMultiUse'].map((name) => ({ name, isAttr: true, type: 'String' })),
+    },
+    {
       name: 'TimerAttributes',
       extends: ['bpmn:TimerEventDefinition'],
       properties: [{ name: 'timeZone', isAttr: true, type: 'String' }],

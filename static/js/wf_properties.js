@@ -15,6 +15,12 @@ const joins = ['bpmn:ParallelGateway', 'bpmn:InclusiveGateway'];
 // (wf:type, or the Camunda 8 task definition a saved DAG or graph carries).
 const jobType = (bo) => bo.get('wf:type') || (bo.extensionElements?.values || []).find((v) => v.$type === 'zeebe:TaskDefinition')?.type;
 const validationStep = (bo) => serviceTasks.some((t) => bo.$instanceOf(t)) && jobType(bo) === 'core.validate';
+// A webhook wait (engine/bpmn/webhook.go): a receive task, or a catch or
+// boundary event with a message definition; its settings show once it is on.
+const hookable = ['bpmn:ReceiveTask', 'bpmn:IntermediateCatchEvent', 'bpmn:BoundaryEvent'];
+const waitsForMessage = (bo) => bo.$instanceOf('bpmn:ReceiveTask') ||
+  (bo.eventDefinitions || []).some((d) => d.$instanceOf('bpmn:MessageEventDefinition'));
+const hookOn = (bo) => waitsForMessage(bo) && bo.get('wf:webhook') === 'true';
 
 // The fields, by the element types they belong to.
 export const wfFields = [
@@ -60,6 +66,12 @@ export const wfFields = [
   { name: 'fallback', types: ['bpmn:SequenceFlow'], when: (bo) => !!bo.sourceRef && bo.sourceRef.$instanceOf('bpmn:Activity'),
     label: 'Fallback flow', options: ['', 'true'], none: 'no',
     description: 'true: taken only when the task\'s circuit breaker is open and no error boundary catches CIRCUIT_OPEN; never when the task completes' },
+  { name: 'webhook', types: hookable, when: waitsForMessage, label: 'Webhook', options: ['', 'true'], none: 'no',
+    description: 'true: waits for a POST to a URL of its own (shown in the monitor while it waits) instead of a message; remove the message reference' },
+  { name: 'webhookFilter', types: hookable, when: hookOn, label: 'Webhook filter',
+    description: 'Expression the POSTed JSON must pass, over its fields and payload, e.g. status == "paid"; others get 422 and change nothing' },
+  { name: 'webhookMultiUse', types: hookable, when: hookOn, label: 'Webhook multi-use', options: ['', 'true'], none: 'no',
+    description: 'true: the URL stays open after a delivery while the element waits (a non-interrupting boundary fires per POST); no: it closes' },
   { name: 'inboxVariables', types: ['bpmn:UserTask'], label: 'Inbox variables', description: 'Up to 3 variables, comma-separated, shown on the task\'s inbox card' },
   // A join policy, on a gateway where branches join (engine/join_policy.go).
   { name: 'joinPolicy', types: joins, label: 'Join policy', options: ['', 'all', 'any', 'majority', 'n_of_m'],
