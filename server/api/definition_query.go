@@ -240,7 +240,7 @@ func (s *Service) setEnabled(enabled bool) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		if err := s.eng.SetDefinitionEnabled(ctx, rec.ID, enabled); err != nil {
+		if err := s.eng.SetDefinitionEnabled(ctx, rec.ID, enabled, ActorOf(c).Name); err != nil {
 			return err
 		}
 		rec.Enabled = enabled

@@ -192,7 +192,7 @@ func (s *Service) setEnabled(enabled bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ctx, cancel := s.ctx(c)
 		defer cancel()
-		if err := s.eng.SetDefinitionEnabled(ctx, c.Params("id"), enabled); err != nil {
+		if err := s.eng.SetDefinitionEnabled(ctx, c.Params("id"), enabled, api.ActorOf(c).Name); err != nil {
 			return err
 		}
 		return c.JSON(fiber.Map{"id": c.Params("id"), "enabled": enabled})

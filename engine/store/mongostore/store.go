@@ -112,6 +112,9 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 	if err := s.renameOpenLetters(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.migrateLifecycle(ctx); err != nil {
+		return nil, err
+	}
 	// One at a time: FerretDB v1.24 panics (and drops the connection) on a
 	// createIndexes of several indexes that all exist already, as on a restart.
 	for _, x := range idx {
