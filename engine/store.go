@@ -123,13 +123,13 @@ type Queries interface {
 
 // DefinitionRecord is one deployed, immutable version of a definition.
 type DefinitionRecord struct {
-	ID        string    `json:"id" bson:"_id"` // key:version
-	Key       string    `json:"key" bson:"key"`
-	Version   int       `json:"version" bson:"version"`
-	Name      string    `json:"name" bson:"name"`
-	Format    string    `json:"format" bson:"format"`
-	Checksum  string    `json:"checksum" bson:"checksum"`
-	Source    []byte    `json:"-" bson:"source"`
+	ID       string `json:"id" bson:"_id"` // key:version
+	Key      string `json:"key" bson:"key"`
+	Version  int    `json:"version" bson:"version"`
+	Name     string `json:"name" bson:"name"`
+	Format   string `json:"format" bson:"format"`
+	Checksum string `json:"checksum" bson:"checksum"`
+	Source   []byte `json:"-" bson:"source"`
 	// Enabled is the operator's switch on starts, apart from the status
 	// (like Camunda's suspension): a disabled version starts nothing.
 	Enabled bool          `json:"enabled" bson:"enabled"`
@@ -138,9 +138,9 @@ type DefinitionRecord struct {
 	ChangeSummary string `json:"changeSummary,omitempty" bson:"change_summary,omitempty"`
 	// History is every change of its status, its deployment first.
 	History   []VersionChange `json:"history,omitempty" bson:"history,omitempty"`
-	Deployed  time.Time `json:"deployedAt" bson:"deployed_at"`
-	Deployer  string    `json:"deployedBy,omitempty" bson:"deployer,omitempty"`
-	Processes []string  `json:"processes" bson:"processes"`
+	Deployed  time.Time       `json:"deployedAt" bson:"deployed_at"`
+	Deployer  string          `json:"deployedBy,omitempty" bson:"deployer,omitempty"`
+	Processes []string        `json:"processes" bson:"processes"`
 	// VersionTag is the version tag of its main process, if any.
 	VersionTag string `json:"versionTag,omitempty" bson:"version_tag,omitempty"`
 }

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"errors"
-	"slices"
 	"fmt"
+	"slices"
 	"time"
 )
 
