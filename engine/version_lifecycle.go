@@ -48,6 +48,12 @@ func (e *Engine) DefaultVersion(ctx context.Context, key string) (DefinitionReco
 // archived default hands over to the version below it (see
 // fallBackFrom).
 func (e *Engine) SetVersionStatus(ctx context.Context, key string, v int, to VersionStatus, user string, keepDefault bool) (DefinitionRecord, error) {
+	return e.setVersionStatus(ctx, key, v, to, user, keepDefault, "activated")
+}
+
+// setVersionStatus is SetVersionStatus giving the reason an activation
+// moves the default for.
+func (e *Engine) setVersionStatus(ctx context.Context, key string, v int, to VersionStatus, user string, keepDefault bool, reason string) (DefinitionRecord, error) {
 	rec, err := e.store.Definition(ctx, key, v)
 	if err != nil {
 		return rec, fmt.Errorf("definition %q version %d: %w", key, v, err)
@@ -62,7 +68,7 @@ func (e *Engine) SetVersionStatus(ctx context.Context, key string, v int, to Ver
 	e.defs.refresh(saved)
 	switch {
 	case to == VersionActive && !keepDefault:
-		err = e.makeDefault(ctx, key, saved.Version, user, "activated")
+		err = e.makeDefault(ctx, key, saved.Version, user, reason)
 	case to != VersionActive:
 		err = e.fallBackFrom(ctx, key, saved.Version, user, string(to))
 	}
@@ -80,7 +86,7 @@ func (e *Engine) Rollback(ctx context.Context, key string, v int, user string) (
 	case !rec.Enabled:
 		return rec, fmt.Errorf("version %s is disabled: enable it, then make it the default: %w", rec.ID, ErrNotStartable)
 	case rec.Status == VersionDeprecated:
-		return e.SetVersionStatus(ctx, key, v, VersionActive, user, false)
+		return e.setVersionStatus(ctx, key, v, VersionActive, user, false, "rollback")
 	case rec.Status != VersionActive:
 		return rec, fmt.Errorf("version %s is %s and cannot be the default: only active or deprecated versions can (unarchive or activate it first): %w", rec.ID, rec.Status, ErrVersionTransition)
 	}
