@@ -272,7 +272,8 @@ document.getElementById('btn-validate').addEventListener('click', (ev) => busy(e
 
 // deploy deploys the diagram: as it is (the Deploy button: an active
 // version that becomes the default), or with the options of the deploy
-// dialog (a change summary, as a draft, keeping the default).
+// dialog (a change summary, as a draft, keeping the default). It reports
+// whether the diagram was deployed.
 async function deploy(options) {
   try {
     const rec = options
@@ -286,9 +287,11 @@ async function deploy(options) {
     const link = el('a', { href: `/definitions/${encodeURIComponent(rec.key)}?version=${rec.version}`, id: 'deployed-link', text: `Open ${rec.key} v${rec.version}` });
     setStatus('');
     statusEl.replaceChildren(link);
+    return true;
   } catch (err) {
     if (Array.isArray(err.details) && err.details.length) showProblems(err.details);
     flash(`Not deployed: ${err.message}`, 'error');
+    return false;
   }
 }
 
@@ -303,7 +306,8 @@ document.getElementById('deploy-options')?.addEventListener('submit', (ev) => {
   if (document.getElementById('deploy-draft').checked) options.status = 'draft';
   if (document.getElementById('deploy-keep-default').checked) options.makeDefault = false;
   busy(document.getElementById('deploy-confirm'), 'Deploying…', async () => {
-    await deploy(options);
+    if (!await deploy(options)) return; // the dialog stays open with what was written
+    document.getElementById('deploy-options').reset();
     deployDialog.close();
   });
 });
