@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -90,7 +92,7 @@ func TestVersionTransitions(t *testing.T) {
 				}
 				require.Equal(t, from, rec.Status)
 				got, err := h.e.SetVersionStatus(h.ctx, "lc", 1, to, "ops", false)
-				if !containsStatus(allowed[from], to) {
+				if !slices.Contains(allowed[from], to) {
 					require.ErrorIs(t, err, engine.ErrVersionTransition)
 					require.ErrorContains(t, err, fmt.Sprintf("lc:1 is %s and cannot become %s", from, to))
 					return
@@ -102,15 +104,6 @@ func TestVersionTransitions(t *testing.T) {
 			})
 		}
 	}
-}
-
-func containsStatus(list []engine.VersionStatus, s engine.VersionStatus) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func TestVersionDefaultFollowsActivationAndRollback(t *testing.T) {
@@ -326,4 +319,47 @@ func TestVersionLifecycleSurvivesRestart(t *testing.T) {
 	snap, _, err := again.Start(ctx, engine.StartRequest{Definition: "lc"})
 	require.NoError(t, err)
 	require.Equal(t, 2, snap.Version)
+}
+
+// TestVersionTimerStartFollowsTheDefault: the default version owns the
+// timer start events; a draft takes nothing over, a rollback moves them,
+// and with no default they stop.
+func TestVersionTimerStartFollowsTheDefault(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	ticker := func(task string) []byte {
+		return fmt.Appendf(nil, `<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" id="t">
+  <process id="tick" isExecutable="true">
+    <startEvent id="s"><timerEventDefinition><timeCycle>R/PT1H</timeCycle></timerEventDefinition></startEvent><endEvent id=%q/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef=%q/>
+  </process></definitions>`, task, task)
+	}
+	deploy := func(task string, status engine.VersionStatus) {
+		_, _, err := h.e.Deploy(h.ctx, engine.DeployRequest{Source: ticker(task), Status: status})
+		require.NoError(t, err)
+	}
+	versions := func() []int {
+		h.idle()
+		page, _, err := h.e.Queries().Instances(h.ctx, engine.InstanceFilter{DefinitionKey: "tick"})
+		require.NoError(t, err)
+		var out []int
+		for _, s := range page {
+			out = append(out, s.Version)
+		}
+		slices.Sort(out)
+		return out
+	}
+	deploy("one", "")
+	deploy("two", "")
+	deploy("three", engine.VersionDraft)
+	h.advance(time.Hour)
+	require.Equal(t, []int{2}, versions(), "the default's timer, not the draft's")
+	_, err := h.e.Rollback(h.ctx, "tick", 1, "ann")
+	require.NoError(t, err)
+	h.advance(time.Hour)
+	require.Equal(t, []int{1, 2}, versions())
+	_, err = h.e.SetVersionStatus(h.ctx, "tick", 1, engine.VersionDeprecated, "ann", false)
+	require.NoError(t, err)
+	h.advance(time.Hour)
+	require.Equal(t, []int{1, 2}, versions(), "no default: the timers stopped")
 }
