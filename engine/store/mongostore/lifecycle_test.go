@@ -19,8 +19,12 @@ func TestLifecycleMigration(t *testing.T) {
 	db := embedded.NewTestDatabase(t)
 	old := func(key string, version int) bson.D {
 		return bson.D{
-			{Key: "_id", Value: engine.DefinitionID(key, version)}, {Key: "key", Value: key}, {Key: "version", Value: version},
-			{Key: "checksum", Value: key + string(rune('a'+version))}, {Key: "source", Value: []byte("<bpmn/>")}, {Key: "enabled", Value: true},
+			{Key: "_id", Value: engine.DefinitionID(key, version)},
+			{Key: "key", Value: key},
+			{Key: "version", Value: version},
+			{Key: "checksum", Value: key + string(rune('a'+version))},
+			{Key: "source", Value: []byte("<bpmn/>")},
+			{Key: "enabled", Value: true},
 		}
 	}
 	for _, d := range []bson.D{old("order", 1), old("order", 2), old("invoice", 1)} {

@@ -1,9 +1,8 @@
 package storetest
 
 import (
-	"time"
-
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
