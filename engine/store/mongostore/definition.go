@@ -54,6 +54,7 @@ func (s *Store) SaveDefinition(ctx context.Context, rec engine.DefinitionRecord)
 // raiseHead makes version the latest of key unless a newer one is; a head
 // it creates has the default version dflt.
 func (s *Store) raiseHead(ctx context.Context, key string, version, dflt int) error {
+	defer s.headByKey.Delete(key)
 	_, err := s.heads.UpdateOne(ctx, bson.D{{Key: "_id", Value: key}},
 		bson.D{
 			{Key: "$max", Value: bson.D{{Key: "version", Value: version}}},
@@ -101,8 +102,14 @@ func (s *Store) latestWithoutHead(ctx context.Context, key string) (engine.Defin
 }
 
 func (s *Store) DefinitionByID(ctx context.Context, id string) (engine.DefinitionRecord, error) {
+	if rec, ok := s.versions.Load(id); ok {
+		return rec.(engine.DefinitionRecord), nil
+	}
 	var rec engine.DefinitionRecord
 	err := s.defs.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&rec)
+	if err == nil && s.singleWriter {
+		s.versions.Store(id, rec)
+	}
 	return rec, mapErr(err, fmt.Sprintf("definition %q", id))
 }
 
@@ -117,6 +124,7 @@ func (s *Store) Definitions(ctx context.Context) ([]engine.DefinitionRecord, err
 
 func (s *Store) SetDefinitionEnabled(ctx context.Context, id string, enabled bool) error {
 	defer s.latest.Clear()
+	defer s.versions.Delete(id)
 	res, err := s.defs.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "enabled", Value: enabled}}}})
 	if err != nil {
 		return mapErr(err, fmt.Sprintf("definition %q", id))
@@ -129,6 +137,7 @@ func (s *Store) SetDefinitionEnabled(ctx context.Context, id string, enabled boo
 
 func (s *Store) SetVersionStatus(ctx context.Context, id string, c engine.VersionChange) (engine.DefinitionRecord, error) {
 	defer s.latest.Clear()
+	defer s.versions.Delete(id)
 	var rec engine.DefinitionRecord
 	err := s.defs.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: id}, {Key: "status", Value: c.From}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: c.To}}}, {Key: "$push", Value: bson.D{{Key: "history", Value: c}}}},
@@ -143,6 +152,7 @@ func (s *Store) SetVersionStatus(ctx context.Context, id string, c engine.Versio
 }
 
 func (s *Store) SetDefaultVersion(ctx context.Context, key string, c engine.DefaultChange) error {
+	defer s.headByKey.Delete(key)
 	res, err := s.heads.UpdateOne(ctx, bson.D{{Key: "_id", Value: key}, {Key: "default", Value: c.From}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "default", Value: c.To}}}, {Key: "$push", Value: bson.D{{Key: "defaults", Value: c}}}})
 	if err != nil {
@@ -159,6 +169,9 @@ func (s *Store) SetDefaultVersion(ctx context.Context, key string, c engine.Defa
 }
 
 func (s *Store) DefinitionHead(ctx context.Context, key string) (engine.DefinitionHead, error) {
+	if h, ok := s.headByKey.Load(key); ok {
+		return h.(engine.DefinitionHead), nil
+	}
 	var h engine.DefinitionHead
 	err := s.heads.FindOne(ctx, bson.D{{Key: "_id", Value: key}}).Decode(&h)
 	if errors.Is(err, mongo.ErrNoDocuments) { // stored before heads: make it
@@ -166,6 +179,9 @@ func (s *Store) DefinitionHead(ctx context.Context, key string) (engine.Definiti
 			return h, err
 		}
 		err = s.heads.FindOne(ctx, bson.D{{Key: "_id", Value: key}}).Decode(&h)
+	}
+	if err == nil && s.singleWriter {
+		s.headByKey.Store(key, h)
 	}
 	return h, mapErr(err, fmt.Sprintf("definition %q", key))
 }

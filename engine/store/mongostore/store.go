@@ -61,6 +61,10 @@ type Store struct {
 	// latest caches the latest version of each key under SingleWriter, when
 	// no other process can deploy or disable behind this one's back.
 	latest sync.Map // key → engine.DefinitionRecord
+	// Under SingleWriter too, versions and heads are cached: a start
+	// without a version reads the head, then its default version.
+	versions  sync.Map // id → engine.DefinitionRecord
+	headByKey sync.Map // key → engine.DefinitionHead
 	// sideRefs holds the side document of variables each instance named at
 	// its last commit or read, for instances with large variables only
 	// (variables.go).
