@@ -52,12 +52,6 @@ func (e *Engine) Instance(ctx context.Context, id string) (*Snapshot, error) {
 // the engine's methods.
 func (e *Engine) Queries() Queries { return e.store }
 
-// SetDefinitionEnabled enables or disables starting instances of a
-// definition version (its id, key:version).
-func (e *Engine) SetDefinitionEnabled(ctx context.Context, id string, enabled bool) error {
-	return e.store.SetDefinitionEnabled(ctx, id, enabled)
-}
-
 // SaveFilter keeps a user's named inbox filter, replacing one of that name.
 func (e *Engine) SaveFilter(ctx context.Context, f SavedFilter) error {
 	return e.store.SaveFilter(ctx, f)

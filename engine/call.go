@@ -186,8 +186,8 @@ func (e *Engine) calledDefinition(ctx context.Context, cs childStart) (StartRequ
 		if err != nil {
 			return req, err
 		}
-		for _, r := range recs { // the newest version of the process's key with the tag
-			if r.Key == cs.processID && r.VersionTag == cs.versionTag && r.Version > req.Version {
+		for _, r := range recs { // the newest startable version of the process's key with the tag
+			if r.Key == cs.processID && r.VersionTag == cs.versionTag && r.Status.startable() && r.Version > req.Version {
 				req.Definition, req.Version = r.Key, r.Version
 			}
 		}
@@ -196,13 +196,13 @@ func (e *Engine) calledDefinition(ctx context.Context, cs childStart) (StartRequ
 		}
 		return req, nil
 	}
-	// Latest: the definition the process is the main one of, else the
-	// newest that holds it.
+	// Latest: the default version of the definition the process is the
+	// main one of, else of the newest that holds it.
 	rec, err := e.defs.latestHolding(ctx, cs.processID)
 	if err != nil {
 		return req, err
 	}
-	req.Definition, req.Version = rec.Key, rec.Version
+	req.Definition = rec.Key
 	return req, nil
 }
 

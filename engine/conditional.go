@@ -76,7 +76,7 @@ func (x *instance) conditionHolds(t *token, n *model.Node) (bool, error) {
 	return ok, nil
 }
 
-// StartByConditions starts the latest enabled version of every definition
+// StartByConditions starts the default version of every definition
 // whose main process has a conditional start event that holds for vars
 // (with vars as the new instance's variables), and returns how many it
 // started: Camunda's "evaluate start conditions". An empty condition never
@@ -85,15 +85,12 @@ func (e *Engine) StartByConditions(ctx context.Context, vars map[string]any, bus
 	if err := e.checkVariables(vars); err != nil {
 		return 0, err
 	}
-	recs, err := e.store.Definitions(ctx)
+	defaults, err := e.defaultVersions(ctx)
 	if err != nil {
 		return 0, err
 	}
 	started := 0
-	for _, rec := range latestVersions(recs) {
-		if !rec.Enabled {
-			continue
-		}
+	for _, rec := range defaults {
 		dep, err := e.defs.byID(ctx, rec.ID)
 		if err != nil {
 			return started, err

@@ -11,9 +11,11 @@ import (
 // start puts the first token on the start event.
 func (x *instance) start(req *startRequest) {
 	x.armDeadline()
-	x.emit(EventInstanceStarted, nil, nil, map[string]any{
-		"definition": x.head.DefinitionKey, "version": x.head.Version, "businessKey": x.head.BusinessKey,
-	})
+	detail := map[string]any{"definition": x.head.DefinitionKey, "version": x.head.Version, "businessKey": x.head.BusinessKey}
+	if req.warning != "" {
+		detail["warning"] = req.warning
+	}
+	x.emit(EventInstanceStarted, nil, nil, detail)
 	x.armEventSubs(0, &x.proc.Scope)
 	if req.start == nil { // no start event: a token at every node no flow enters
 		for _, n := range x.proc.Scope.ImplicitStarts() {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -211,12 +212,30 @@ type DeployRequest struct {
 	Source   []byte
 	Format   string // "" detects it
 	Deployer string
+	// Status is the new version's: VersionActive ("") or VersionDraft.
+	Status VersionStatus
+	// ChangeSummary says what changed, for those who read the versions.
+	ChangeSummary string
+	// KeepDefault leaves the default version where it is; otherwise a new
+	// active version becomes the default.
+	KeepDefault bool
 }
+
+// ChangeSummaryMax is the longest change summary a deployment may carry, in bytes.
+const ChangeSummaryMax = 4000
 
 // Deploy validates a definition and stores it as the next version of its key,
 // unless the latest version has the same content, which is returned as it is
-// (created false).
+// (created false; its status and the default stay as they are, so a
+// pipeline deploying the same file again undoes no rollback).
 func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (rec DefinitionRecord, created bool, err error) {
+	status := cmp.Or(req.Status, VersionActive)
+	if status != VersionActive && status != VersionDraft {
+		return rec, false, fmt.Errorf("status %q: a version deploys as active or draft: %w", req.Status, ErrInvalidInput)
+	}
+	if len(req.ChangeSummary) > ChangeSummaryMax {
+		return rec, false, fmt.Errorf("change summary has %d bytes: write at most %d: %w", len(req.ChangeSummary), ChangeSummaryMax, ErrInvalidInput)
+	}
 	format := req.Format
 	if format == "" {
 		format = DetectFormat(req.Source)
@@ -232,6 +251,8 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (rec DefinitionR
 	rec = DefinitionRecord{
 		Key: def.Key, Name: def.Name, Format: format, Checksum: hex.EncodeToString(sum[:]),
 		Source: bytes.Clone(req.Source), Enabled: true, Deployed: e.clock.Now(), Deployer: req.Deployer, // the caller's buffer may be reused
+		Status: status, ChangeSummary: req.ChangeSummary,
+		History: []VersionChange{{At: e.clock.Now(), By: req.Deployer, To: status}},
 	}
 	for _, p := range def.Processes {
 		rec.Processes = append(rec.Processes, p.ID)
@@ -251,8 +272,10 @@ func (e *Engine) Deploy(ctx context.Context, req DeployRequest) (rec DefinitionR
 		e.defs.hold(saved)
 	}
 	e.defs.mu.Unlock()
-	if created {
-		e.scheduleStarts(saved, def)
+	if created && status == VersionActive && !req.KeepDefault {
+		if err := e.makeDefault(ctx, saved.Key, saved.Version, req.Deployer, "deployed"); err != nil {
+			return saved, created, fmt.Errorf("deployed %s, but it is not the default version: make it the default again: %w", saved.ID, err)
+		}
 	}
 	return saved, created, nil
 }
@@ -274,17 +297,6 @@ func (e *Engine) Definition(ctx context.Context, key string, version int) (Defin
 		return rec, nil, err
 	}
 	return rec, dep.def, nil
-}
-
-// latestVersions returns the newest version of every key.
-func latestVersions(recs []DefinitionRecord) map[string]DefinitionRecord {
-	latest := map[string]DefinitionRecord{}
-	for _, r := range recs {
-		if cur, ok := latest[r.Key]; !ok || r.Version > cur.Version {
-			latest[r.Key] = r
-		}
-	}
-	return latest
 }
 
 // DefinitionByID returns a deployed version by its id with its parsed model.

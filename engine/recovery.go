@@ -9,20 +9,19 @@ import (
 
 // recover brings every unfinished instance back after a restart: each is
 // loaded into its applier, which re-arms its timers and subscriptions and
-// runs again the work that was under way. The latest version of each
+// runs again the work that was under way. The default version of each
 // definition gets its timer start events armed again.
 func (e *Engine) recover(ctx context.Context) error {
-	recs, err := e.store.Definitions(ctx)
+	defaults, err := e.defaultVersions(ctx)
 	if err != nil {
 		return fmt.Errorf("recovering definitions: %w", err)
 	}
-	latest := latestVersions(recs)
-	for _, rec := range latest {
+	for _, rec := range defaults {
 		dep, err := e.defs.byID(ctx, rec.ID)
 		if err != nil {
 			return err
 		}
-		if rec.Enabled && hasTimerStart(dep.def) {
+		if hasTimerStart(dep.def) {
 			e.scheduleStarts(rec, dep.def)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // StartRequest asks for a new instance.
 type StartRequest struct {
 	Definition   string // the key
-	Version      int    // 0: the latest
+	Version      int    // 0: the default version (DefaultVersion)
 	ProcessID    string // "": the definition's main process
 	StartElement string // "": the none start event (else the first start event)
 	Variables    map[string]any
@@ -41,19 +41,38 @@ type startRequest struct {
 	triggered bool
 	fired     model.Trigger
 	claimed   bool // the store holds the instance already (its request id was claimed)
+	warning   string
+}
+
+// Started is what StartInstance did: the instance, whether this call created
+// it, and warnings for the caller (a deprecated version).
+type Started struct {
+	Snapshot *Snapshot
+	Created  bool
+	Warnings []string
 }
 
 // Start creates an instance and runs it to its first wait state. It returns
 // the instance and whether this call created it (false: a start with the same
 // RequestID did).
 func (e *Engine) Start(ctx context.Context, req StartRequest) (*Snapshot, bool, error) {
+	s, err := e.StartInstance(ctx, req)
+	return s.Snapshot, s.Created, err
+}
+
+// StartInstance is Start telling the warnings too.
+func (e *Engine) StartInstance(ctx context.Context, req StartRequest) (Started, error) {
 	sr, err := e.prepareStart(ctx, req)
 	if err != nil {
-		return nil, false, err
+		return Started{}, err
+	}
+	var warnings []string
+	if sr.warning != "" {
+		warnings = []string{sr.warning}
 	}
 	place, err := e.limits.admit(sr)
 	if err != nil {
-		return nil, false, err
+		return Started{}, err
 	}
 	if place != nil { // the count needs the outcome: the caller leaving must not make it unknown
 		var cancel context.CancelFunc
@@ -62,7 +81,7 @@ func (e *Engine) Start(ctx context.Context, req StartRequest) (*Snapshot, bool, 
 	}
 	snap, created, err := e.startPrepared(ctx, req, sr)
 	place.settle(snap, created, err)
-	return snap, created, err
+	return Started{Snapshot: snap, Created: created, Warnings: warnings}, err
 }
 
 // startPrepared stores and runs a prepared start.
@@ -88,12 +107,20 @@ func (e *Engine) startPrepared(ctx context.Context, req StartRequest, sr *startR
 // prepareStart checks a start request and makes the new instance's first
 // snapshot, storing nothing.
 func (e *Engine) prepareStart(ctx context.Context, req StartRequest) (*startRequest, error) {
-	rec, _, err := e.Definition(ctx, req.Definition, req.Version)
+	rec, err := e.startVersion(ctx, req.Definition, req.Version)
 	if err != nil {
 		return nil, err
 	}
 	if !rec.Enabled {
 		return nil, fmt.Errorf("definition %s: %w", rec.ID, ErrDisabled)
+	}
+	warning := ""
+	switch rec.Status {
+	case VersionDeprecated:
+		warning = fmt.Sprintf("definition %s is deprecated: it still starts, but move to the default version", rec.ID)
+	case VersionDraft, VersionArchived:
+		return nil, fmt.Errorf("definition %s is %s and starts no instances: %s it, or start another version: %w",
+			rec.ID, rec.Status, map[VersionStatus]string{VersionDraft: "activate", VersionArchived: "unarchive and reactivate"}[rec.Status], ErrNotStartable)
 	}
 	dep, err := e.defs.byID(ctx, rec.ID)
 	if err != nil {
@@ -136,7 +163,19 @@ func (e *Engine) prepareStart(ctx context.Context, req StartRequest) (*startRequ
 		BusinessKey: req.BusinessKey, RequestID: req.RequestID, Status: StatusRunning, Variables: vars,
 		Started: now, Updated: now, StartElement: startID(start),
 	}
-	return &startRequest{dep: dep, proc: proc, start: start, snap: snap, triggered: req.Triggered, fired: req.fired}, nil
+	return &startRequest{dep: dep, proc: proc, start: start, snap: snap, triggered: req.Triggered, fired: req.fired, warning: warning}, nil
+}
+
+// startVersion is the version a start asks for: version v, or the default (0).
+func (e *Engine) startVersion(ctx context.Context, key string, v int) (DefinitionRecord, error) {
+	if v == 0 {
+		return e.DefaultVersion(ctx, key)
+	}
+	rec, err := e.store.Definition(ctx, key, v)
+	if err != nil && errors.Is(err, ErrNotFound) {
+		return rec, fmt.Errorf("definition %q version %d: %w", key, v, err)
+	}
+	return rec, err
 }
 
 func startNode(p *model.Process, id string) (*model.Node, error) {
@@ -159,20 +198,16 @@ func startNode(p *model.Process, id string) (*model.Node, error) {
 	return nil, fmt.Errorf("process %q has no start event", p.ID)
 }
 
-// startByEvent starts the latest enabled version of every definition whose
-// main process has a start event with the given trigger (message or signal)
-// and name, and returns how many it started.
+// startByEvent starts the default version of every definition whose main
+// process has a start event with the given trigger (message or signal) and
+// name, and returns how many it started.
 func (e *Engine) startByEvent(ctx context.Context, trigger model.Trigger, name string, vars map[string]any, businessKey string) (int, error) {
-	recs, err := e.store.Definitions(ctx)
+	defaults, err := e.defaultVersions(ctx)
 	if err != nil {
 		return 0, err
 	}
-	latest := latestVersions(recs)
 	n := 0
-	for _, rec := range latest {
-		if !rec.Enabled {
-			continue
-		}
+	for _, rec := range defaults {
 		dep, err := e.defs.byID(ctx, rec.ID)
 		if err != nil {
 			return n, err
@@ -227,10 +262,7 @@ func (e *Engine) scheduleStarts(rec DefinitionRecord, def *model.Definition) {
 	}
 	e.startTimers.mu.Lock()
 	defer e.startTimers.mu.Unlock()
-	for _, t := range e.startTimers.byKey[rec.Key] {
-		t.Stop()
-	}
-	delete(e.startTimers.byKey, rec.Key)
+	e.stopStartTimers(rec.Key)
 	proc := def.Main()
 	if proc == nil {
 		return
@@ -240,6 +272,21 @@ func (e *Engine) scheduleStarts(rec DefinitionRecord, def *model.Definition) {
 			e.armStartTimer(rec, tm, e.clock.Now(), -2) // a multiple start's timer has the start's id
 		}
 	}
+}
+
+// unscheduleStarts stops the timer start events of key.
+func (e *Engine) unscheduleStarts(key string) {
+	e.startTimers.mu.Lock()
+	defer e.startTimers.mu.Unlock()
+	e.stopStartTimers(key)
+}
+
+// stopStartTimers stops the timers of key; under startTimers.mu.
+func (e *Engine) stopStartTimers(key string) {
+	for _, t := range e.startTimers.byKey[key] {
+		t.Stop()
+	}
+	delete(e.startTimers.byKey, key)
 }
 
 // armStartTimer arms the next firing of start event s after from; repeat

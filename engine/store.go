@@ -34,6 +34,14 @@ type Store interface {
 	SaveDefinition(ctx context.Context, rec DefinitionRecord) (saved DefinitionRecord, created bool, err error)
 	// SetDefinitionEnabled enables or disables starting instances of a version.
 	SetDefinitionEnabled(ctx context.Context, id string, enabled bool) error
+	// SetVersionStatus moves version id from c.From to c.To and appends c
+	// to its history in one atomic write, and returns the version as
+	// stored: ErrConflict when its status is no longer c.From.
+	SetVersionStatus(ctx context.Context, id string, c VersionChange) (DefinitionRecord, error)
+	// SetDefaultVersion moves the default version of key from c.From to
+	// c.To and appends c to the head's changes, compare-and-set in one
+	// write: ErrConflict when the default is no longer c.From.
+	SetDefaultVersion(ctx context.Context, key string, c DefaultChange) error
 	// SaveForm stores a new version of a form unless the latest version of
 	// its id has the same checksum, in which case it returns that one with
 	// created false.
@@ -73,6 +81,10 @@ type Queries interface {
 	DefinitionByID(ctx context.Context, id string) (DefinitionRecord, error)
 	// Definitions lists every version of every key, newest first per key.
 	Definitions(ctx context.Context) ([]DefinitionRecord, error)
+	// DefinitionHead returns the head of a key (ErrNotFound for none).
+	DefinitionHead(ctx context.Context, key string) (DefinitionHead, error)
+	// DefinitionHeads returns the head of every key, by key.
+	DefinitionHeads(ctx context.Context) ([]DefinitionHead, error)
 	// FormVersions lists every version of a form, newest first; none is ErrNotFound.
 	FormVersions(ctx context.Context, formID string) ([]FormRecord, error)
 	// Forms lists the latest version of every form, by id.
@@ -111,17 +123,24 @@ type Queries interface {
 
 // DefinitionRecord is one deployed, immutable version of a definition.
 type DefinitionRecord struct {
-	ID        string    `json:"id" bson:"_id"` // key:version
-	Key       string    `json:"key" bson:"key"`
-	Version   int       `json:"version" bson:"version"`
-	Name      string    `json:"name" bson:"name"`
-	Format    string    `json:"format" bson:"format"`
-	Checksum  string    `json:"checksum" bson:"checksum"`
-	Source    []byte    `json:"-" bson:"source"`
-	Enabled   bool      `json:"enabled" bson:"enabled"`
-	Deployed  time.Time `json:"deployedAt" bson:"deployed_at"`
-	Deployer  string    `json:"deployedBy,omitempty" bson:"deployer,omitempty"`
-	Processes []string  `json:"processes" bson:"processes"`
+	ID       string `json:"id" bson:"_id"` // key:version
+	Key      string `json:"key" bson:"key"`
+	Version  int    `json:"version" bson:"version"`
+	Name     string `json:"name" bson:"name"`
+	Format   string `json:"format" bson:"format"`
+	Checksum string `json:"checksum" bson:"checksum"`
+	Source   []byte `json:"-" bson:"source"`
+	// Enabled is the operator's switch on starts, apart from the status
+	// (like Camunda's suspension): a disabled version starts nothing.
+	Enabled bool          `json:"enabled" bson:"enabled"`
+	Status  VersionStatus `json:"status" bson:"status"`
+	// ChangeSummary is what the deployer said changed in this version.
+	ChangeSummary string `json:"changeSummary,omitempty" bson:"change_summary,omitempty"`
+	// History is every change of its status, its deployment first.
+	History   []VersionChange `json:"history,omitempty" bson:"history,omitempty"`
+	Deployed  time.Time       `json:"deployedAt" bson:"deployed_at"`
+	Deployer  string          `json:"deployedBy,omitempty" bson:"deployer,omitempty"`
+	Processes []string        `json:"processes" bson:"processes"`
 	// VersionTag is the version tag of its main process, if any.
 	VersionTag string `json:"versionTag,omitempty" bson:"version_tag,omitempty"`
 }

@@ -28,6 +28,8 @@ var writeRoles = map[string][]string{
 	"POST /api/v1/scripts/check":                           {""},
 	"POST /api/v1/definitions/:key/versions/:v/enable":     {identity.RoleDesigner},
 	"POST /api/v1/definitions/:key/versions/:v/disable":    {identity.RoleDesigner},
+	"PATCH /api/v1/definitions/:key/versions/:v":           {identity.RoleDesigner},
+	"POST /api/v1/definitions/:key/rollback":               {identity.RoleDesigner},
 	"POST /api/v1/forms":                                   {identity.RoleDesigner},
 	"POST /api/v1/instances":                               {""},
 	"POST /api/v1/instances/:id/pause":                     {identity.RoleOperator},

@@ -61,12 +61,22 @@ func DesignerPage(p Page, key string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if p.Can.Design {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<button id=\"btn-deploy\" type=\"button\" class=\"primary\">Deploy</button> ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<button id=\"btn-deploy\" type=\"button\" class=\"primary\">Deploy</button> <button id=\"btn-deploy-options\" type=\"button\" title=\"Deploy with a change summary, or as a draft\">Deploy…</button> ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<span id=\"designer-status\" class=\"muted\" role=\"status\" aria-live=\"polite\"></span></div><div class=\"designer-body\"><div id=\"canvas\" class=\"canvas modeler\" aria-label=\"Diagram editor\"><p class=\"progress\">Loading the modeler…</p></div><aside id=\"properties\" class=\"properties\" aria-label=\"Properties\"></aside></div><ul id=\"problems\" class=\"problems\" aria-label=\"Validation problems\" hidden></ul><dialog id=\"form-dialog\" class=\"form-dialog\" aria-label=\"Form editor\"><div class=\"toolbar\"><strong id=\"form-dialog-title\">Form</strong> <button id=\"form-save\" type=\"button\" class=\"primary\">Apply</button> <select id=\"form-linked\" aria-label=\"Deployed forms\"></select> <button id=\"form-link\" type=\"button\">Link this form</button> <button id=\"form-close\" type=\"button\">Close</button></div><div id=\"form-editor\" class=\"form-editor\"></div></dialog></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<span id=\"designer-status\" class=\"muted\" role=\"status\" aria-live=\"polite\"></span></div><div class=\"designer-body\"><div id=\"canvas\" class=\"canvas modeler\" aria-label=\"Diagram editor\"><p class=\"progress\">Loading the modeler…</p></div><aside id=\"properties\" class=\"properties\" aria-label=\"Properties\"></aside></div><ul id=\"problems\" class=\"problems\" aria-label=\"Validation problems\" hidden></ul>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			if p.Can.Design {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<dialog id=\"deploy-dialog\" class=\"deploy-dialog\" aria-label=\"Deploy\"><form method=\"dialog\" id=\"deploy-options\"><h2>Deploy a new version</h2><label for=\"deploy-summary\">What changed (optional)</label> <textarea id=\"deploy-summary\" maxlength=\"4000\" placeholder=\"e.g. Reviews over 10,000 EUR go to finance\"></textarea> <label><input type=\"checkbox\" id=\"deploy-draft\"> Deploy as draft (activate it later on the definition page)</label> <label><input type=\"checkbox\" id=\"deploy-keep-default\"> Keep the current default version</label><div class=\"actions\"><button id=\"deploy-cancel\" type=\"button\">Cancel</button> <button id=\"deploy-confirm\" type=\"submit\" class=\"primary\">Deploy</button></div></form></dialog> ")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<dialog id=\"form-dialog\" class=\"form-dialog\" aria-label=\"Form editor\"><div class=\"toolbar\"><strong id=\"form-dialog-title\">Form</strong> <button id=\"form-save\" type=\"button\" class=\"primary\">Apply</button> <select id=\"form-linked\" aria-label=\"Deployed forms\"></select> <button id=\"form-link\" type=\"button\">Link this form</button> <button id=\"form-close\" type=\"button\">Close</button></div><div id=\"form-editor\" class=\"form-editor\"></div></dialog></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

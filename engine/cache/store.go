@@ -115,6 +115,31 @@ func (s *Store) SetDefinitionEnabled(ctx context.Context, id string, enabled boo
 	return err
 }
 
+func (s *Store) SetVersionStatus(ctx context.Context, id string, c engine.VersionChange) (engine.DefinitionRecord, error) {
+	rec, err := s.inner.SetVersionStatus(ctx, id, c)
+	keys := []stale{s.def(id)}
+	if i := strings.LastIndexByte(id, ':'); i > 0 {
+		keys = append(keys, s.latest(id[:i]))
+	}
+	s.c.invalidate(ctx, keys...) // also after an error: the write may have happened
+	return rec, err
+}
+
+// The heads are read from the inner store: they change with every move of
+// the default, which other replicas must see at once.
+
+func (s *Store) SetDefaultVersion(ctx context.Context, key string, c engine.DefaultChange) error {
+	return s.inner.SetDefaultVersion(ctx, key, c)
+}
+
+func (s *Store) DefinitionHead(ctx context.Context, key string) (engine.DefinitionHead, error) {
+	return s.inner.DefinitionHead(ctx, key)
+}
+
+func (s *Store) DefinitionHeads(ctx context.Context) ([]engine.DefinitionHead, error) {
+	return s.inner.DefinitionHeads(ctx)
+}
+
 // CreateInstance does not invalidate: instance ids are new UUIDs.
 func (s *Store) CreateInstance(ctx context.Context, snap *engine.Snapshot) (*engine.Snapshot, error) {
 	return s.inner.CreateInstance(ctx, snap)

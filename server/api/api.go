@@ -101,6 +101,8 @@ func (s *Service) Routes(api fiber.Router) {
 	api.Get("/definitions/:key/versions/:v/xml", s.definitionSource)
 	api.Post("/definitions/:key/versions/:v/enable", designer, s.setEnabled(true))
 	api.Post("/definitions/:key/versions/:v/disable", designer, s.setEnabled(false))
+	api.Patch("/definitions/:key/versions/:v", designer, s.setVersionStatus)
+	api.Post("/definitions/:key/rollback", designer, s.rollback)
 	api.Get("/definitions/:key/start-form", s.startForm)
 
 	api.Post("/instances", vars, s.startInstance)

@@ -34,6 +34,9 @@ func formatOf(contentType string) (string, bool) {
 // form-js schema deploys as a form). A multipart/form-data body deploys
 // several files at once, forms first, so its definitions can link them
 // (binding "deployment"); it answers {"forms":[…],"definitions":[…]}.
+// The version's change summary, status (active or draft) and makeDefault
+// come as query parameters, multipart fields, or beside the source in a
+// JSON envelope {"source", "format", "changeSummary", "status", "makeDefault"}.
 func (s *Service) deploy(c *fiber.Ctx) error {
 	if mt, _, _ := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); mt == "multipart/form-data" {
 		return s.deployMany(c)
@@ -61,9 +64,24 @@ func (s *Service) deploy(c *fiber.Ctx) error {
 	if format == formatForm || (format == "" && isFormSchema(src)) {
 		return s.deployFormSource(c, src)
 	}
+	req := engine.DeployRequest{Source: src, Format: format, Deployer: ActorOf(c).Name}
+	opts, err := versionOptionsOf(func(k string) string { return c.Query(k) })
+	if err != nil {
+		return err
+	}
+	if env, ok := envelopeOf(src); ok && format == "" {
+		if env.Source == "" {
+			return BadRequest("field \"source\" is empty: put the definition's source in it")
+		}
+		opts = env.versionOptions
+		req.Source, req.Format = []byte(env.Source), env.Format
+	}
+	if err := opts.apply(&req); err != nil {
+		return err
+	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	rec, created, err := s.eng.Deploy(ctx, engine.DeployRequest{Source: src, Format: format, Deployer: ActorOf(c).Name})
+	rec, created, err := s.eng.Deploy(ctx, req)
 	if err != nil {
 		return err
 	}

@@ -64,11 +64,18 @@ func (s *Service) listDefinitions(c *fiber.Ctx) error {
 	return c.JSON(newListPage(items, next))
 }
 
-// definitionView is one version with its model and original source.
+// definitionView is one version with its model and original source, and
+// whether it is the default version. For the key alone (no version asked)
+// it is the latest, with every version's lifecycle.
 type definitionView struct {
 	engine.DefinitionRecord
-	Model  modelSummary `json:"model"`
-	Source string       `json:"source"`
+	Model     modelSummary `json:"model"`
+	Source    string       `json:"source"`
+	IsDefault bool         `json:"default"`
+	// DefaultVersion is the version starts without a version go to (0: none).
+	DefaultVersion int                    `json:"defaultVersion"`
+	DefaultChanges []engine.DefaultChange `json:"defaultChanges,omitempty"`
+	Versions       []versionView          `json:"versions,omitempty"`
 }
 
 type modelSummary struct {
@@ -152,7 +159,19 @@ func (s *Service) getDefinition(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(definitionView{DefinitionRecord: rec, Model: summarize(def), Source: string(rec.Source)})
+	l, err := s.eng.Lifecycle(ctx, rec.Key)
+	if err != nil {
+		return err
+	}
+	view := definitionView{
+		DefinitionRecord: rec, Model: summarize(def), Source: string(rec.Source),
+		IsDefault: rec.Version == l.Default, DefaultVersion: l.Default,
+	}
+	if c.Params("v") == "" {
+		lv := viewOfLifecycle(l)
+		view.DefaultChanges, view.Versions = lv.DefaultChanges, lv.Versions
+	}
+	return c.JSON(view)
 }
 
 // definitionSource is GET /api/v1/definitions/:key/versions/:v/xml: the
@@ -240,7 +259,7 @@ func (s *Service) setEnabled(enabled bool) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		if err := s.eng.SetDefinitionEnabled(ctx, rec.ID, enabled); err != nil {
+		if err := s.eng.SetDefinitionEnabled(ctx, rec.ID, enabled, ActorOf(c).Name); err != nil {
 			return err
 		}
 		rec.Enabled = enabled

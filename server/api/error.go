@@ -164,6 +164,12 @@ func Classify(err error) *Error {
 		return &Error{Status: http.StatusConflict, Code: "instance_ended", Message: msg}
 	case errors.Is(err, engine.ErrInvalidState):
 		return &Error{Status: http.StatusConflict, Code: "invalid_state", Message: msg}
+	case errors.Is(err, engine.ErrVersionTransition):
+		return &Error{Status: http.StatusConflict, Code: "invalid_transition", Message: msg}
+	case errors.Is(err, engine.ErrNotStartable):
+		return &Error{Status: http.StatusConflict, Code: "version_not_startable", Message: msg}
+	case errors.Is(err, engine.ErrNoDefaultVersion):
+		return &Error{Status: http.StatusConflict, Code: "no_default_version", Message: msg}
 	case errors.Is(err, engine.ErrDisabled):
 		return &Error{Status: http.StatusConflict, Code: "definition_disabled", Message: msg}
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),

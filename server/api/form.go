@@ -94,6 +94,15 @@ func (s *Service) deployMany(c *fiber.Ctx) error {
 	if len(forms)+len(defs) == 0 {
 		return BadRequest("the multipart body has no files: attach .bpmn, .json, .yaml and .form files")
 	}
+	opts, err := versionOptionsOf(func(k string) string {
+		if vs := mf.Value[k]; len(vs) > 0 {
+			return vs[0]
+		}
+		return ""
+	})
+	if err != nil {
+		return err
+	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
 	out := struct {
@@ -109,7 +118,11 @@ func (s *Service) deployMany(c *fiber.Ctx) error {
 		out.Forms = append(out.Forms, rec)
 	}
 	for _, f := range defs {
-		rec, _, err := s.eng.Deploy(ctx, engine.DeployRequest{Source: f.src, Deployer: by})
+		req := engine.DeployRequest{Source: f.src, Deployer: by}
+		if err := opts.apply(&req); err != nil {
+			return err
+		}
+		rec, _, err := s.eng.Deploy(ctx, req)
 		if err != nil {
 			return err
 		}

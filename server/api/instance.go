@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -71,6 +72,13 @@ func ViewOf(s *engine.Snapshot) InstanceView {
 	return v
 }
 
+// startedView is a started instance with what the start warns of (a
+// deprecated version).
+type startedView struct {
+	InstanceView
+	Warnings []string `json:"warnings,omitempty"`
+}
+
 type startBody struct {
 	Definition  string         `json:"definition"`
 	Version     int            `json:"version"`
@@ -90,23 +98,26 @@ func (s *Service) startInstance(c *fiber.Ctx) error {
 	case strings.TrimSpace(b.Definition) == "":
 		return BadRequest("field \"definition\" is required: the key of a deployed definition")
 	case b.Version < 0:
-		return BadRequest("field \"version\" must be positive, or omitted for the latest")
+		return BadRequest("field \"version\" must be positive, or omitted for the default version")
 	}
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	snap, created, err := s.eng.Start(ctx, engine.StartRequest{
+	started, err := s.eng.StartInstance(ctx, engine.StartRequest{
 		Definition: b.Definition, Version: b.Version, RequestID: b.RequestID,
 		BusinessKey: b.BusinessKey, Variables: b.Variables,
 	})
 	if err != nil {
 		return err
 	}
-	c.Location(statusURL(snap.ID))
+	c.Location(statusURL(started.Snapshot.ID))
 	status := http.StatusOK
-	if created {
+	if started.Created {
 		status = http.StatusCreated
 	}
-	return c.Status(status).JSON(ViewOf(snap))
+	for _, w := range started.Warnings { // RFC 7234's form: code, agent, quoted text
+		c.Append(fiber.HeaderWarning, "299 wfpp "+strconv.Quote(w))
+	}
+	return c.Status(status).JSON(startedView{InstanceView: ViewOf(started.Snapshot), Warnings: started.Warnings})
 }
 
 // getInstance is GET /api/v1/instances/:id[?include=history].

@@ -26,16 +26,18 @@ var apiOperations = []apiOperation{
 	{"get", "/openapi.json", "meta", "This OpenAPI document", nil, "", 200, "", nil},
 	{"get", "/me", "meta", "The user the request acts as", nil, "", 200, "User", []int{401}},
 
-	{"post", "/definitions", "definitions", "Deploy a definition (BPMN XML, JSON DAG, graph JSON/YAML); 200 when the latest version has the same source", []string{"format"}, "DefinitionSource", 201, "DefinitionRecord", []int{413, 415, 422}},
+	{"post", "/definitions", "definitions", "Deploy a definition (BPMN XML, JSON DAG, graph JSON/YAML, or a JSON envelope {source, format, changeSummary, status, makeDefault}); status active (default: it becomes the default version unless makeDefault is false) or draft; 200 when the latest version has the same source", []string{"format", "changeSummary", "status", "makeDefault"}, "DefinitionSource", 201, "DefinitionRecord", []int{413, 415, 422}},
 	{"post", "/definitions/validate", "definitions", "Validate a definition without deploying it: 200 with its problems by element id", nil, "DefinitionSource", 200, "Validation", []int{415}},
 	{"get", "/definitions", "definitions", "List definitions: the latest version of each key, with version and instance counts", []string{"limit", "cursor"}, "", 200, "DefinitionPage", nil},
-	{"get", "/definitions/{key}", "definitions", "Get the latest version with its model summary and source", nil, "", 200, "DefinitionView", []int{404}},
+	{"get", "/definitions/{key}", "definitions", "Get the latest version with its model summary and source, every version's status, change summary and default flag, and the default version", nil, "", 200, "DefinitionView", []int{404}},
 	{"get", "/definitions/{key}/diff", "definitions", "Compare two versions: elements added, removed and changed, and a unified diff of the sources", []string{"from", "to"}, "", 200, "DefinitionDiff", []int{404}},
 	{"get", "/definitions/{key}/versions", "definitions", "List the versions of a key, newest first", []string{"limit", "cursor"}, "", 200, "DefinitionRecordPage", []int{404}},
 	{"get", "/definitions/{key}/versions/{v}", "definitions", "Get a version with its model summary and source", nil, "", 200, "DefinitionView", []int{404}},
 	{"get", "/definitions/{key}/versions/{v}/xml", "definitions", "Get a version's source as deployed (application/xml, application/json or application/yaml)", nil, "", 200, "", []int{404}},
 	{"post", "/definitions/{key}/versions/{v}/enable", "definitions", "Allow starting instances of a version", nil, "", 200, "DefinitionRecord", []int{404}},
-	{"post", "/definitions/{key}/versions/{v}/disable", "definitions", "Refuse starting instances of a version", nil, "", 200, "DefinitionRecord", []int{404}},
+	{"post", "/definitions/{key}/versions/{v}/disable", "definitions", "Refuse starting instances of a version; a disabled default hands over to the highest active version below it", nil, "", 200, "DefinitionRecord", []int{404}},
+	{"patch", "/definitions/{key}/versions/{v}", "definitions", "Change a version's status: draft→active, active→deprecated|archived, deprecated→active|archived, archived→deprecated; activating makes it the default unless makeDefault is false; a deprecated or archived default hands over to the highest active version below it", nil, "VersionStatusChange", 200, "DefinitionLifecycle", []int{404, 409}},
+	{"post", "/definitions/{key}/rollback", "definitions", "Make a version the default (a deprecated one is reactivated)", nil, "Rollback", 200, "DefinitionLifecycle", []int{404, 409}},
 
 	{"get", "/job-types", "designer", "The job types this server runs with its own handlers; any other type waits for external workers", nil, "", 200, "JobTypes", nil},
 	{"post", "/scripts/check", "designer", "Whether JavaScript compiles as a script task or listener body, and where not: {ok, error, line, column}", nil, "ScriptSource", 200, "ScriptCheck", []int{400}},
@@ -105,6 +107,8 @@ var (
 	tim   = map[string]any{"type": "string", "format": "date-time"}
 	anyOb = map[string]any{"type": "object", "additionalProperties": true}
 	strs  = map[string]any{"type": "array", "items": str}
+
+	versionStatus = map[string]any{"type": "string", "enum": []string{"draft", "active", "deprecated", "archived"}}
 )
 
 func schemaObject(props map[string]any, required []string) map[string]any {
@@ -148,14 +152,31 @@ func apiSchemas() map[string]any {
 		"DefinitionRecord": obj(map[string]any{
 			"id": str, "key": str, "version": num, "name": str, "format": str,
 			"checksum": str, "enabled": boo, "deployedAt": tim, "deployedBy": str, "processes": strs,
+			"status": versionStatus, "changeSummary": str, "history": map[string]any{"type": "array", "items": ref("VersionChange")},
 		}, "id", "key", "version"),
+		"VersionChange":       obj(map[string]any{"at": tim, "by": str, "from": versionStatus, "to": versionStatus}),
+		"DefaultChange":       obj(map[string]any{"at": tim, "by": str, "from": num, "to": num, "reason": str}),
+		"VersionStatusChange": obj(map[string]any{"status": versionStatus, "makeDefault": boo}, "status"),
+		"Rollback":            obj(map[string]any{"version": num}, "version"),
+		"DefinitionLifecycle": obj(map[string]any{
+			"key": str, "defaultVersion": num,
+			"defaultChanges": map[string]any{"type": "array", "items": ref("DefaultChange")},
+			"versions": map[string]any{"type": "array", "items": obj(map[string]any{
+				"id": str, "version": num, "status": versionStatus, "enabled": boo, "default": boo, "changeSummary": str,
+				"deployedBy": str, "deployedAt": tim, "versionTag": str, "history": map[string]any{"type": "array", "items": ref("VersionChange")},
+			})},
+		}),
 		"DefinitionItem": map[string]any{"allOf": []any{ref("DefinitionRecord"), obj(map[string]any{
 			"versions":  num,
 			"instances": map[string]any{"type": "object", "additionalProperties": num},
 		})}},
 		"DefinitionPage":       pageOf("DefinitionItem"),
 		"DefinitionRecordPage": pageOf("DefinitionRecord"),
-		"DefinitionView":       map[string]any{"allOf": []any{ref("DefinitionRecord"), obj(map[string]any{"model": anyOb, "source": str})}},
+		"DefinitionView": map[string]any{"allOf": []any{ref("DefinitionRecord"), obj(map[string]any{
+			"model": anyOb, "source": str, "default": boo, "defaultVersion": num,
+			"defaultChanges": map[string]any{"type": "array", "items": ref("DefaultChange")},
+			"versions":       map[string]any{"type": "array", "items": anyOb},
+		})}},
 		"DefinitionDiff": obj(map[string]any{
 			"key": str, "from": num, "to": num,
 			"added": map[string]any{"type": "array", "items": anyOb}, "removed": map[string]any{"type": "array", "items": anyOb},
@@ -174,7 +195,7 @@ func apiSchemas() map[string]any {
 			"history": map[string]any{"type": "array", "items": anyOb}, "statusUrl": str, "startedAt": tim, "endedAt": tim,
 			"parent": anyOb, "children": map[string]any{"type": "array", "items": anyOb},
 			"webhooks": map[string]any{"type": "array", "items": obj(map[string]any{"elementId": str, "url": str, "multiUse": boo, "createdAt": tim})}, "deadline": tim,
-			"queued": obj(map[string]any{"position": num}), "retriesUsed": num,
+			"queued": obj(map[string]any{"position": num}), "retriesUsed": num, "warnings": strs,
 			"progress": obj(map[string]any{
 				"percent": num, "eta": map[string]any{"type": []string{"string", "null"}, "format": "date-time"},
 				"basis": map[string]any{"type": "string", "enum": []string{"durations", "counts", "ended"}}, "sampled": num,

@@ -2,6 +2,7 @@ package page
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"slices"
 	"strconv"
@@ -98,7 +99,10 @@ func (s *Service) definitionPage(c *fiber.Ctx) error {
 	key := c.Params("key")
 	ctx, cancel := s.ctx(c)
 	defer cancel()
-	defs, err := s.eng.Queries().Definitions(ctx)
+	l, err := s.eng.Lifecycle(ctx, key)
+	if errors.Is(err, engine.ErrNotFound) {
+		return &api.Error{Status: 404, Code: "not_found", Message: "no definition has the key " + strconv.Quote(key) + ": deploy it from the designer first"}
+	}
 	if err != nil {
 		return err
 	}
@@ -107,14 +111,12 @@ func (s *Service) definitionPage(c *fiber.Ctx) error {
 		return err
 	}
 	want, _ := strconv.Atoi(c.Query("version"))
-	d := web.DefinitionDetail{Key: key}
-	for _, rec := range defs {
-		if rec.Key != key {
-			continue
-		}
+	d := web.DefinitionDetail{Key: key, Default: l.Default}
+	for _, rec := range l.Versions {
 		v := web.VersionRow{
 			ID: rec.ID, Version: rec.Version, Name: rec.Name, Enabled: rec.Enabled,
 			Deployed: rec.Deployed, Deployer: rec.Deployer, Checksum: rec.Checksum,
+			Status: string(rec.Status), ChangeSummary: rec.ChangeSummary, Default: rec.Version == l.Default,
 		}
 		v.Running, v.Total = counts[rec.ID].cells()
 		d.Versions = append(d.Versions, v)
@@ -192,7 +194,7 @@ func (s *Service) setEnabled(enabled bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ctx, cancel := s.ctx(c)
 		defer cancel()
-		if err := s.eng.SetDefinitionEnabled(ctx, c.Params("id"), enabled); err != nil {
+		if err := s.eng.SetDefinitionEnabled(ctx, c.Params("id"), enabled, api.ActorOf(c).Name); err != nil {
 			return err
 		}
 		return c.JSON(fiber.Map{"id": c.Params("id"), "enabled": enabled})

@@ -1,5 +1,6 @@
 // The definition page: the selected version's diagram with its heatmap,
-// the start form, and enable/disable per version.
+// the start form, and per version its lifecycle (activate, deprecate,
+// archive, make default) and enable/disable.
 import { api, flash, busy, el } from './common.js';
 import { openViewer } from './diagram.js';
 
@@ -139,11 +140,16 @@ document.getElementById('start-form').addEventListener('submit', (ev) => {
 document.getElementById('versions').addEventListener('click', (ev) => {
   const b = ev.target.closest('button[data-action]');
   if (!b) return;
+  const base = `/api/v1/definitions/${encodeURIComponent(key)}`;
+  const act = {
+    status: () => api('PATCH', `${base}/versions/${b.dataset.version}`, { status: b.dataset.status }),
+    rollback: () => api('POST', `${base}/rollback`, { version: Number(b.dataset.version) }),
+  }[b.dataset.action] || (() => api('POST', `/ui/definitions/${encodeURIComponent(b.dataset.id)}/${b.dataset.action}`));
   busy(b, '…', async () => {
     try {
-      await api('POST', `/ui/definitions/${encodeURIComponent(b.dataset.id)}/${b.dataset.action}`);
+      await act();
       location.reload();
-    } catch (err) { flash(`Could not ${b.dataset.action}: ${err.message}`, 'error'); }
+    } catch (err) { flash(`Could not ${b.textContent.trim().toLowerCase() || b.dataset.action}: ${err.message}`, 'error'); }
   });
 });
 

@@ -187,8 +187,10 @@ async function load() {
       await open(await resp.text(), `Opened the latest version of ${key}`);
       if (format !== 'bpmn') {
         root.dataset.readonly = 'true';
-        const deploy = document.getElementById('btn-deploy');
-        if (deploy) deploy.disabled = true;
+        for (const id of ['btn-deploy', 'btn-deploy-options']) {
+          const b = document.getElementById(id);
+          if (b) b.disabled = true;
+        }
         flash(`${key} is written as a ${{ dag: 'JSON DAG', state_machine: 'state machine' }[format] || 'graph'}: it shows here as BPMN, read only. Download XML saves it as BPMN; deploy the BPMN as a new key to work on it here.`);
         return;
       }
@@ -268,22 +270,47 @@ document.getElementById('btn-validate').addEventListener('click', (ev) => busy(e
   } catch (err) { flash(`Validation failed: ${err.message}`, 'error'); }
 }));
 
-document.getElementById('btn-deploy')?.addEventListener('click', (ev) => busy(ev.currentTarget, 'Deploying…', async () => {
+// deploy deploys the diagram: as it is (the Deploy button: an active
+// version that becomes the default), or with the options of the deploy
+// dialog (a change summary, as a draft, keeping the default). It reports
+// whether the diagram was deployed.
+async function deploy(options) {
   try {
-    const rec = await api('POST', '/api/v1/definitions', await xml(), { type: 'application/xml' });
+    const rec = options
+      ? await api('POST', '/api/v1/definitions', { source: await xml(), format: 'bpmn', ...options })
+      : await api('POST', '/api/v1/definitions', await xml(), { type: 'application/xml' });
     clearProblems();
     markDirty(false);
     localStorage.removeItem(draftKey);
     root.dataset.deployed = rec.id;
-    flash(`Deployed ${rec.key} version ${rec.version}.`);
+    flash(`Deployed ${rec.key} version ${rec.version}${rec.status === 'draft' ? ' as a draft: activate it on the definition page' : ''}.`);
     const link = el('a', { href: `/definitions/${encodeURIComponent(rec.key)}?version=${rec.version}`, id: 'deployed-link', text: `Open ${rec.key} v${rec.version}` });
     setStatus('');
     statusEl.replaceChildren(link);
+    return true;
   } catch (err) {
     if (Array.isArray(err.details) && err.details.length) showProblems(err.details);
     flash(`Not deployed: ${err.message}`, 'error');
+    return false;
   }
-}));
+}
+
+document.getElementById('btn-deploy')?.addEventListener('click', (ev) => busy(ev.currentTarget, 'Deploying…', () => deploy()));
+
+const deployDialog = document.getElementById('deploy-dialog');
+document.getElementById('btn-deploy-options')?.addEventListener('click', () => deployDialog.showModal());
+document.getElementById('deploy-cancel')?.addEventListener('click', () => deployDialog.close());
+document.getElementById('deploy-options')?.addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  const options = { changeSummary: document.getElementById('deploy-summary').value.trim() };
+  if (document.getElementById('deploy-draft').checked) options.status = 'draft';
+  if (document.getElementById('deploy-keep-default').checked) options.makeDefault = false;
+  busy(document.getElementById('deploy-confirm'), 'Deploying…', async () => {
+    if (!await deploy(options)) return; // the dialog stays open with what was written
+    document.getElementById('deploy-options').reset();
+    deployDialog.close();
+  });
+});
 
 document.getElementById('btn-draft').addEventListener('click', async () => {
   try {

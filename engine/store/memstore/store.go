@@ -17,6 +17,7 @@ var _ engine.Store = (*Store)(nil)
 type Store struct {
 	mu           sync.RWMutex
 	defs         map[string][]engine.DefinitionRecord // by key, oldest first
+	heads        map[string]*engine.DefinitionHead    // by key: the default version and its changes
 	forms        map[string][]engine.FormRecord       // by form id, oldest first
 	filters      map[string]engine.SavedFilter        // by id
 	instances    map[string]*engine.Snapshot
@@ -64,6 +65,7 @@ func WithoutFinished() Option { return func(s *Store) { s.dropFinished = true } 
 func New(opts ...Option) *Store {
 	s := &Store{
 		defs:        map[string][]engine.DefinitionRecord{},
+		heads:       map[string]*engine.DefinitionHead{},
 		instances:   map[string]*engine.Snapshot{},
 		byRequest:   map[string]string{},
 		events:      map[string][]engine.Event{},
@@ -91,8 +93,70 @@ func (s *Store) SaveDefinition(_ context.Context, rec engine.DefinitionRecord) (
 	}
 	rec.Version = len(versions) + 1
 	rec.ID = engine.DefinitionID(rec.Key, rec.Version)
+	rec.History = slices.Clone(rec.History)
 	s.defs[rec.Key] = append(versions, rec)
+	if s.heads[rec.Key] == nil {
+		s.heads[rec.Key] = &engine.DefinitionHead{Key: rec.Key}
+	}
 	return rec, true, nil
+}
+
+func (s *Store) SetVersionStatus(_ context.Context, id string, c engine.VersionChange) (engine.DefinitionRecord, error) {
+	key, version, ok := splitDefinitionID(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !ok || version > len(s.defs[key]) {
+		return engine.DefinitionRecord{}, fmt.Errorf("definition %q: %w", id, engine.ErrNotFound)
+	}
+	rec := &s.defs[key][version-1]
+	if rec.Status != c.From {
+		return *rec, fmt.Errorf("definition %s is %s, not %s any more: %w", id, rec.Status, c.From, engine.ErrConflict)
+	}
+	rec.Status = c.To
+	rec.History = append(slices.Clip(rec.History), c) // readers may hold the old slice
+	return *rec, nil
+}
+
+func (s *Store) SetDefaultVersion(_ context.Context, key string, c engine.DefaultChange) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.heads[key]
+	switch {
+	case h == nil:
+		return fmt.Errorf("definition %q: %w", key, engine.ErrNotFound)
+	case h.Default != c.From:
+		return fmt.Errorf("the default version of %s is %d, not %d any more: %w", key, h.Default, c.From, engine.ErrConflict)
+	}
+	h.Default = c.To
+	h.Defaults = append(slices.Clip(h.Defaults), c)
+	return nil
+}
+
+func (s *Store) DefinitionHead(_ context.Context, key string) (engine.DefinitionHead, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	h := s.heads[key]
+	if h == nil {
+		return engine.DefinitionHead{}, fmt.Errorf("definition %q: %w", key, engine.ErrNotFound)
+	}
+	out := *h
+	out.Latest = len(s.defs[key])
+	return out, nil
+}
+
+func (s *Store) DefinitionHeads(ctx context.Context) ([]engine.DefinitionHead, error) {
+	s.mu.RLock()
+	keys := slices.Sorted(mapsKeys(s.heads))
+	s.mu.RUnlock()
+	out := make([]engine.DefinitionHead, 0, len(keys))
+	for _, k := range keys {
+		h, err := s.DefinitionHead(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, nil
 }
 
 func (s *Store) Definition(_ context.Context, key string, version int) (engine.DefinitionRecord, error) {

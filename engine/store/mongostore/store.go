@@ -61,6 +61,10 @@ type Store struct {
 	// latest caches the latest version of each key under SingleWriter, when
 	// no other process can deploy or disable behind this one's back.
 	latest sync.Map // key → engine.DefinitionRecord
+	// Under SingleWriter too, versions and heads are cached: a start
+	// without a version reads the head, then its default version.
+	versions  sync.Map // id → engine.DefinitionRecord
+	headByKey sync.Map // key → engine.DefinitionHead
 	// sideRefs holds the side document of variables each instance named at
 	// its last commit or read, for instances with large variables only
 	// (variables.go).
@@ -110,6 +114,9 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		return nil, err
 	}
 	if err := s.renameOpenLetters(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.migrateLifecycle(ctx); err != nil {
 		return nil, err
 	}
 	// One at a time: FerretDB v1.24 panics (and drops the connection) on a

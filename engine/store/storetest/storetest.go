@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore func(t *testing.T) engine.Store, opts ...Option)
 		{"OpenTasks", testOpenTasks},
 		{"SavedFilters", testSavedFilters},
 		{"DefinitionEnabled", testDefinitionEnabled},
+		{"VersionLifecycle", testVersionLifecycle},
 		{"CreateInstance", testCreateInstance},
 		{"CreateInstanceConcurrent", testCreateInstanceConcurrent},
 		{"Commit", testCommit},
