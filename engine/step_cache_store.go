@@ -48,4 +48,3 @@ type CacheFilter struct {
 func (f CacheFilter) Matches(e CacheEntry) bool {
 	return (f.Definition == "" || e.Definition == f.Definition) && strings.HasPrefix(e.Key, f.Prefix)
 }
-

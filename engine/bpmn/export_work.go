@@ -45,6 +45,9 @@ func workAttrs(n *model.Node) []string {
 			"wf:circuitMinCalls", positive(c.MinCalls), "wf:circuitWindow", isoDuration(c.Window),
 			"wf:circuitOpenTimeout", isoDuration(c.OpenTimeout), "wf:circuitHalfOpenCalls", positive(c.HalfOpenCalls))
 	}
+	if c := n.Cache; c != nil {
+		a = append(a, "wf:cacheKey", c.Key, "wf:cacheTtl", isoDuration(c.TTL), "wf:cacheCondition", c.Condition, "wf:cacheScope", c.Scope)
+	}
 	if p := n.JoinPolicy; p != nil {
 		// cancelRemaining is always written: it alone keeps a policy
 		// whose other settings are all defaults.
