@@ -263,3 +263,54 @@ func mustRead(t *testing.T, name string) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// TestStepCacheDAG: a JSON DAG node's policies.cache renders its key from
+// the read model ({{ }}) and reuses the result of the same key.
+func TestStepCacheDAG(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	q := &quoter{}
+	h.e.RegisterHandler("pricing.quote", q)
+	key := h.deploySource([]byte(`{"id": "quotes", "startNode": "quote", "nodes": [
+		{"id": "quote", "actionType": "pricing.quote",
+		 "policies": {"cache": {"key": "sku-{{ trigger.sku }}", "ttlMs": 60000, "scope": "global"}}}]}`)).Key
+	for _, sku := range []string{"A-1", "A-1", "B-2"} {
+		h.requireStatus(h.start(key, map[string]any{"sku": sku}).ID, engine.StatusCompleted)
+	}
+	require.EqualValues(t, 2, q.calls.Load())
+	require.Equal(t, []string{"global:pricing.quote:sku-A-1", "global:pricing.quote:sku-B-2"}, h.cacheKeys())
+
+	_, _, err := h.e.Deploy(h.ctx, engine.DeployRequest{Source: []byte(`{"id": "nottl", "startNode": "quote", "nodes": [
+		{"id": "quote", "actionType": "pricing.quote", "policies": {"cache": {"key": "{{ trigger.sku }}"}}}]}`)})
+	require.ErrorContains(t, err, "ttlMs", "a cache without a TTL is refused")
+}
+
+// TestStepCacheGraph: a graph Task's configuration.cache caches its
+// action's result, while its condition holds.
+func TestStepCacheGraph(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	q := &quoter{}
+	h.e.RegisterHandler("pricing.quote", q)
+	rec := h.deploySource([]byte(`
+graphId: graphquotes
+nodes:
+  - nodeId: quote
+    type: Task
+    configuration: {actionType: pricing.quote, cache: {key: "${sku}", ttlMs: 60000, condition: "sku != 'fresh'"}}
+`))
+	for _, sku := range []string{"A-1", "A-1", "fresh", "fresh"} {
+		h.requireStatus(h.start(rec.Key, map[string]any{"sku": sku}).ID, engine.StatusCompleted)
+	}
+	require.EqualValues(t, 3, q.calls.Load(), "A-1 once, fresh every time")
+	require.Equal(t, []string{"definition:graphquotes:pricing.quote:A-1"}, h.cacheKeys())
+
+	_, _, err := h.e.Deploy(h.ctx, engine.DeployRequest{Source: []byte(`
+graphId: badscope
+nodes:
+  - nodeId: quote
+    type: Task
+    configuration: {actionType: pricing.quote, cache: {key: "${sku}", ttlMs: 60000, scope: user}}
+`)})
+	require.ErrorContains(t, err, `scope "user"`)
+}
