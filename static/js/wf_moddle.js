@@ -31,6 +31,11 @@ export const wfModdle = {
         .map((name) => ({ name, isAttr: true, type: 'String' })),
     },
     {
+      name: 'CacheAttributes',
+      extends: ['bpmn:ServiceTask', 'bpmn:ScriptTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'],
+      properties: ['cacheKey', 'cacheTtl', 'cacheCondition', 'cacheScope'].map((name) => ({ name, isAttr: true, type: 'String' })),
+    },
+    {
       name: 'FlowAttributes',
       extends: ['bpmn:SequenceFlow'],
       properties: [{ name: 'fallback', isAttr: true, type: 'String' }],
