@@ -13,7 +13,7 @@ import (
 var _ engine.StepCache = (*Store)(nil)
 
 // stepCache holds the step cache's entries by key; expired entries stay
-// until they are read, listed or replaced (the store is for tests and
+// until they are replaced or deleted, unseen (the store is for tests and
 // single runs, where they are few).
 type stepCache struct {
 	mu      sync.Mutex
