@@ -133,14 +133,19 @@ func (e *Engine) lookupCache(ctx context.Context, j *jobRun) (*cacheLookup, erro
 	return l, nil
 }
 
-// hitCommand is the command that completes a job with the entry l found.
-func (e *Engine) hitCommand(l *cacheLookup) (command, error) {
+// hitCommand is the command that completes a job with the entry l found;
+// false when l found none, or one that does not decode (the job runs).
+func (e *Engine) hitCommand(l *cacheLookup) (command, bool) {
+	if l == nil || l.hit == nil {
+		return command{}, false
+	}
 	var vars map[string]any
 	if err := json.Unmarshal(l.hit.Value, &vars); err != nil {
-		return command{}, fmt.Errorf("step cache entry %s: %w", l.key, err)
+		e.cfg.Logger.Warn("step cache: an entry that does not decode is not used", "key", cacheKeyHash(l.key), "err", err)
+		return command{}, false
 	}
 	note := &cacheNote{hit: true, keyHash: cacheKeyHash(l.key), age: e.clock.Now().Sub(l.hit.Created)}
-	return command{kind: cmdJobDone, vars: vars, cache: note}, nil
+	return command{kind: cmdJobDone, vars: vars, cache: note}, true
 }
 
 // storeCache stores a job's successful result under l's key and returns
@@ -203,15 +208,11 @@ func (e *Engine) answerFromCache(ctx context.Context, jobs []ExternalJob) []Exte
 			continue
 		}
 		l, err := e.lookupCache(ctx, r)
-		var c command
+		c, hit := e.hitCommand(l)
 		switch {
 		case err != nil:
 			c = command{kind: cmdJobFailed, err: err}
-		case l != nil && l.hit != nil:
-			if c, err = e.hitCommand(l); err != nil {
-				c = command{kind: cmdJobFailed, err: err}
-			}
-		default:
+		case !hit:
 			e.external.missed(job.Key, l)
 			kept = append(kept, job)
 			continue

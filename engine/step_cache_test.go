@@ -314,3 +314,15 @@ nodes:
 `)})
 	require.ErrorContains(t, err, `scope "user"`)
 }
+
+// TestStepCacheConditionError: a condition that does not evaluate fails
+// the job for good, naming the task, without calling the handler.
+func TestStepCacheConditionError(t *testing.T) {
+	t.Parallel()
+	h, q, key := cacheSetup(t, "step_cache")
+	inst := h.requireStatus(h.start(key, map[string]any{"sku": "A-1"}).ID, engine.StatusIncident) // no cacheable
+	require.Zero(t, q.calls.Load())
+	failed := h.eventsOf(inst.ID, engine.EventJobFailed, "quote")
+	require.Len(t, failed, 1)
+	require.Contains(t, failed[0].Detail["error"], `cache condition of "quote"`)
+}

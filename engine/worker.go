@@ -212,17 +212,13 @@ func (e *Engine) runJob(j *jobRun) {
 		ctx, cancel := context.WithTimeout(e.ctx, timeout)
 		if e.cachesJob(j) {
 			cached, err = e.lookupCache(ctx, j)
-		}
-		switch {
-		case err != nil:
-		case cached != nil && cached.hit != nil:
-			var c command
-			if c, err = e.hitCommand(cached); err == nil {
+			if c, ok := e.hitCommand(cached); ok {
 				cancel()
 				e.settle(j, c)
 				return
 			}
-		default:
+		}
+		if err == nil {
 			vars, err = e.work(ctx, j)
 			if err == nil && cached != nil {
 				note = e.storeCache(ctx, cached, vars)
