@@ -91,6 +91,9 @@ func (x *instance) jobDone(c command) {
 		x.listenerDone(t, c.vars)
 		return
 	}
+	if c.cache != nil {
+		x.emit(c.cache.event(), t.node, t, c.cache.detail())
+	}
 	result := c.vars
 	if t.node.Job.Type == model.ValidateJobType {
 		x.validationWarned(t, result)

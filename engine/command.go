@@ -60,6 +60,7 @@ type command struct {
 	childStatus Status         // cmdChildEnded: how it ended
 	elements    []string       // cmdActivateAdHoc: the elements to start
 	letter      string         // cmdDiscardDeadLetter: the dead letter
+	cache       *cacheNote     // cmdJobDone: what the step cache did (step_cache.go)
 }
 
 // reply answers a command that a caller waits on.

@@ -76,6 +76,12 @@ type Config struct {
 	// default in the process, on Clock. wfpp serve shares them through
 	// Redis when WFPP_REDIS_URL is set (circuit.NewRedis, on the same clock).
 	Circuits circuit.Store
+	// StepCache keeps the results of service tasks with a cache policy
+	// (step_cache.go); default the Store, when it keeps one (every store
+	// in this module does). wfpp serve keeps it in Redis when
+	// WFPP_REDIS_URL is set (cache.NewStepCache). Without one, such tasks
+	// run uncached.
+	StepCache StepCache
 }
 
 // WithDefaults returns c with every unset field at its default.
@@ -100,6 +106,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Circuits == nil {
 		c.Circuits = circuit.NewLocal(c.Clock)
+	}
+	if sc, ok := c.Store.(StepCache); ok && c.StepCache == nil {
+		c.StepCache = sc
 	}
 	return c
 }

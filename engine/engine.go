@@ -43,6 +43,8 @@ type Engine struct {
 	progress    *progressBoard  // what running jobs report (progress.go)
 	timings     *versionTimings // how long versions' instances take, for progress estimates
 
+	cacheStats stepCacheStats // lookups of the step cache (step_cache.go)
+
 	busy   atomic.Int64 // commands and jobs under way; zero means idle
 	idleCh chan struct{}
 

@@ -36,6 +36,9 @@ const (
 	EventTaskDone      EventType = "task.completed"
 	EventTaskCanceled  EventType = "task.cancelled"
 
+	EventJobCached      EventType = "job.cached"       // the step cache answered: the job did not run (key hash, ageMs)
+	EventJobCacheStored EventType = "job.cache_stored" // the job's result went into the step cache (key hash)
+
 	EventTimerScheduled       EventType = "timer.scheduled"
 	EventTimerFired           EventType = "timer.fired"
 	EventMessageSubscribed    EventType = "message.subscribed"

@@ -42,6 +42,7 @@ type externalEntry struct {
 	worker  string
 	until   time.Time
 	circuit *circuit.Ticket // the breaker admitted the fetch (circuit.go)
+	cache   *cacheLookup    // the step cache missed: the result goes there (step_cache.go)
 }
 
 func newExternalJobs() *externalJobs {
@@ -90,7 +91,7 @@ func (e *Engine) FetchAndLock(ctx context.Context, typ, worker string, max int, 
 		return nil, fmt.Errorf("fetch and lock needs a type, a worker name, max ≥ 1 and a positive lock duration: %w", ErrInvalidInput)
 	}
 	now := e.clock.Now()
-	return e.withParameters(ctx, e.admitFetched(e.external.fetch(typ, worker, max, now, lock)), worker, now), nil
+	return e.withParameters(ctx, e.admitFetched(e.answerFromCache(ctx, e.external.fetch(typ, worker, max, now, lock))), worker, now), nil
 }
 
 // fetch locks up to max jobs of typ that nobody holds for worker, highest
@@ -176,7 +177,8 @@ func (e *Engine) CompleteJob(ctx context.Context, key, worker string, vars map[s
 		return nil
 	}
 	e.recordFetched(key, nil)
-	_, err = e.call(ctx, command{kind: cmdJobDone, inst: r.inst, token: r.token, job: r.job, vars: vars})
+	note := e.storeFetched(ctx, key, vars)
+	_, err = e.call(ctx, command{kind: cmdJobDone, inst: r.inst, token: r.token, job: r.job, vars: vars, cache: note})
 	return err
 }
 

@@ -199,8 +199,10 @@ func (e *Engine) settleQuietly(j *jobRun) {
 // runJob does one attempt and hands the outcome back to the applier.
 func (e *Engine) runJob(j *jobRun) {
 	var (
-		vars map[string]any
-		err  error
+		vars   map[string]any
+		err    error
+		cached *cacheLookup
+		note   *cacheNote
 	)
 	if j.listener != nil || e.runsWork(j.node) {
 		timeout := e.cfg.JobTimeout
@@ -208,10 +210,23 @@ func (e *Engine) runJob(j *jobRun) {
 			timeout = j.node.Job.Timeout
 		}
 		ctx, cancel := context.WithTimeout(e.ctx, timeout)
-		vars, err = e.work(ctx, j)
+		if e.cachesJob(j) {
+			cached, err = e.lookupCache(ctx, j)
+			if c, ok := e.hitCommand(cached); ok {
+				cancel()
+				e.settle(j, c)
+				return
+			}
+		}
+		if err == nil {
+			vars, err = e.work(ctx, j)
+			if err == nil && cached != nil {
+				note = e.storeCache(ctx, cached, vars)
+			}
+		}
 		cancel()
 	}
-	c := command{kind: cmdJobDone, vars: vars}
+	c := command{kind: cmdJobDone, vars: vars, cache: note}
 	if err != nil {
 		c.kind, c.err, c.vars = cmdJobFailed, err, nil
 		var ra *retryAfter

@@ -121,15 +121,23 @@ var (
 	queueDepthDesc = prometheus.NewDesc("wfpp_queue_depth", "Jobs waiting in a node's queue, by element id.", []string{"element"}, nil)
 	incidentsDesc  = prometheus.NewDesc("wfpp_incidents_open", "Open incidents.", nil, nil)
 	circuitDesc    = prometheus.NewDesc("wfpp_circuit_state", "State of a circuit breaker by key: 0 closed, 1 open, 2 half-open.", []string{"key"}, nil)
+
+	cacheHitsDesc   = prometheus.NewDesc("wfpp_step_cache_hits_total", "Jobs the step cache answered with a stored result instead of running them.", nil, nil)
+	cacheMissesDesc = prometheus.NewDesc("wfpp_step_cache_misses_total", "Jobs with a cache policy the step cache had no result for: they ran.", nil, nil)
 )
 
 func (s *scrapeCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- queueDepthDesc
 	ch <- incidentsDesc
 	ch <- circuitDesc
+	ch <- cacheHitsDesc
+	ch <- cacheMissesDesc
 }
 
 func (s *scrapeCollector) Collect(ch chan<- prometheus.Metric) {
+	hits, misses := s.eng.StepCacheStats()
+	ch <- prometheus.MustNewConstMetric(cacheHitsDesc, prometheus.CounterValue, float64(hits))
+	ch <- prometheus.MustNewConstMetric(cacheMissesDesc, prometheus.CounterValue, float64(misses))
 	for elem, n := range s.eng.QueueDepths() {
 		ch <- prometheus.MustNewConstMetric(queueDepthDesc, prometheus.GaugeValue, float64(n), elem)
 	}

@@ -63,6 +63,8 @@ var writeRoles = map[string][]string{
 	"POST /api/v1/dead-letters/:id/discard":                {identity.RoleOperator},
 	"DELETE /api/v1/dead-letters/:id":                      {identity.RoleOperator},
 	"POST /api/v1/circuits/:key/reset":                     {identity.RoleOperator},
+	"POST /api/v1/cache/invalidate":                        {identity.RoleOperator},
+	"DELETE /api/v1/cache/:key":                            {identity.RoleOperator},
 	// Public: the token in the URL is the credential (TestWebhookHTTP posts without a session).
 	"POST /api/v1/hooks/:token": {""},
 

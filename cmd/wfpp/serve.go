@@ -120,6 +120,9 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 	if engCfg.Circuits, err = sharedCircuits(redis, log); err != nil {
 		return err
 	}
+	if engCfg.StepCache, err = sharedStepCache(redis); err != nil {
+		return err
+	}
 	eng, err := engine.New(engCfg)
 	if err != nil {
 		return err
@@ -190,6 +193,19 @@ func sharedCircuits(c *cache.Cache, log *slog.Logger) (circuit.Store, error) {
 		return nil, fmt.Errorf("WFPP_REDIS_URL: circuit breakers: %w", err)
 	}
 	return st, nil
+}
+
+// sharedStepCache keeps the step cache in Redis, shared by every replica,
+// when there is a cache; nil (the engine keeps it in the store) without one.
+func sharedStepCache(c *cache.Cache) (engine.StepCache, error) {
+	if c == nil {
+		return nil, nil
+	}
+	sc, err := cache.NewStepCache(cache.StepCacheConfig{Client: c.Redis()})
+	if err != nil {
+		return nil, fmt.Errorf("WFPP_REDIS_URL: step cache: %w", err)
+	}
+	return sc, nil
 }
 
 func closeCache(c *cache.Cache) error {

@@ -48,6 +48,9 @@ func workAttrs(n *model.Node) []string {
 	if n.Job.Type == model.ValidateJobType {
 		a = append(a, splitValidation(n.Job.Parameters).attrs...)
 	}
+	if c := n.Cache; c != nil {
+		a = append(a, "wf:cacheKey", c.Key, "wf:cacheTtl", isoDuration(c.TTL), "wf:cacheCondition", c.Condition, "wf:cacheScope", c.Scope)
+	}
 	if p := n.JoinPolicy; p != nil {
 		// cancelRemaining is always written: it alone keeps a policy
 		// whose other settings are all defaults.

@@ -84,6 +84,20 @@ var wfAttributes = map[string]func(x *extension, v string){
 		x.n.Human.InboxVariables = names
 	},
 	"resultVariable": func(x *extension, v string) { x.resultVariable(v) },
+
+	"cacheKey": func(x *extension, v string) { x.cacheKey(v) }, // cache.go
+	"cacheTtl": func(x *extension, v string) {
+		if c := x.cacheTuned("wf:cacheTtl"); c != nil {
+			x.duration("wf:cacheTtl", v, &c.TTL)
+		}
+	},
+	"cacheCondition": func(x *extension, v string) {
+		if c := x.cacheTuned("wf:cacheCondition"); c != nil {
+			c.Condition = v
+		}
+	},
+	"cacheScope": func(x *extension, v string) { x.cacheScope(v) },
+
 	"circuitBreaker": func(x *extension, v string) { x.circuitBreaker(v) },
 	"circuitFailureThreshold": func(x *extension, v string) {
 		x.circuitCount("wf:circuitFailureThreshold", v, "how many failures in a row open the breaker",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/engine/codec"
@@ -247,3 +248,29 @@ func cached[T any](ctx context.Context, c *Cache, k stale,
 	c.fill(ctx, k.key, l, data, k.ttl)
 	return v, nil
 }
+
+// The step cache goes to the wrapped store: wfpp serve keeps it in Redis
+// through StepCache, not through this read cache.
+
+func (s *Store) CacheEntry(ctx context.Context, key string, now time.Time) (engine.CacheEntry, error) {
+	return s.stepCache().CacheEntry(ctx, key, now)
+}
+
+func (s *Store) PutCacheEntry(ctx context.Context, e engine.CacheEntry) error {
+	return s.stepCache().PutCacheEntry(ctx, e)
+}
+
+func (s *Store) CacheEntries(ctx context.Context, f engine.CacheFilter, now time.Time) ([]engine.CacheEntry, error) {
+	return s.stepCache().CacheEntries(ctx, f, now)
+}
+
+func (s *Store) DeleteCacheEntry(ctx context.Context, key string) error {
+	return s.stepCache().DeleteCacheEntry(ctx, key)
+}
+
+func (s *Store) DeleteCacheEntries(ctx context.Context, f engine.CacheFilter) (int, error) {
+	return s.stepCache().DeleteCacheEntries(ctx, f)
+}
+
+// stepCache is the wrapped store's step cache; every store has one.
+func (s *Store) stepCache() engine.StepCache { return s.inner.(engine.StepCache) }

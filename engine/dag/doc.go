@@ -31,7 +31,8 @@
 //	                "retryOnErrors": ["TIMEOUT"], "doNotRetryOn": ["AUTH"], "retryOnStatusCodes": [429, 503]},
 //	      "fallback": "<node id>",        // taken while the circuit breaker is open
 //	      "circuitBreaker": {"failureThreshold": 5, "failureRateThreshold": 0.5, "minCalls": 10,
-//	                         "windowMs": 120000, "timeoutMs": 60000, "halfOpenMaxCalls": 3, "key": "crm"}
+//	                         "windowMs": 120000, "timeoutMs": 60000, "halfOpenMaxCalls": 3, "key": "crm"},
+//	      "cache": {"key": "{{ trigger.sku }}", "ttlMs": 600000, "condition": "useCache", "scope": "definition"}
 //	    },
 //	    "join": {"policy": "all"|"any"|"majority"|"n_of_m", "n": 2, "branchTimeoutMs": 60000, "cancelRemaining": true},
 //	    "edges": [{"targetNode": "ship", "when": "success"|"failure"|"always", "condition": "total > 0"}]
@@ -136,7 +137,8 @@
 //     ("<source>__to__<node>"): {status: completed|failed|timedOut|cancelled,
 //     error, variables}.
 //   - policies.fallback becomes a fallback flow (model.Flow.Fallback) from
-//     the task, circuitBreaker its Circuit; the engine gives them meaning.
+//     the task, circuitBreaker its Circuit, cache its Cache (a result
+//     reused while it lives); the engine gives them meaning.
 //   - The workflow's limits become the process's model.Limits; OnFailure is
 //     model.FailureFail unless failureMode says incident.
 package dag

@@ -193,6 +193,9 @@ func task(n *Node) *model.Node {
 			HalfOpenCalls:    c.HalfOpenMaxCalls,
 		}
 	}
+	if c := n.Policies.Cache; c != nil {
+		t.Cache = &model.CachePolicy{Key: c.Key, TTL: millis(c.TTLMs), Condition: c.Condition, Scope: c.Scope}
+	}
 	return t
 }
 

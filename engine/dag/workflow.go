@@ -38,6 +38,18 @@ type Policies struct {
 	Retry          *Retry          `json:"retry"`
 	Fallback       string          `json:"fallback"` // the node taken while the circuit breaker is open
 	CircuitBreaker *CircuitBreaker `json:"circuitBreaker"`
+	Cache          *Cache          `json:"cache"`
+}
+
+// Cache lets a node reuse a stored result instead of running its action
+// (model.CachePolicy): Key is a template ({{ }} over the read model, or
+// ${...}), TTLMs how long an entry lives, Condition when the cache is used
+// (none: always), Scope global, definition (the default) or instance.
+type Cache struct {
+	Key       string `json:"key"`
+	TTLMs     int64  `json:"ttlMs"`
+	Condition string `json:"condition"`
+	Scope     string `json:"scope"`
 }
 
 // Retry says how often a failed action runs again and how long it waits

@@ -22,6 +22,18 @@ type TaskConfig struct {
 	Retry          *RetryConfig      `json:"retry"`
 	CircuitBreaker *CircuitConfig    `json:"circuitBreaker"`
 	FallbackNodeID string            `json:"fallbackNodeId"` // taken while the circuit is open
+	Cache          *CacheConfig      `json:"cache"`
+}
+
+// CacheConfig lets a Task reuse a stored result instead of running (see
+// model.CachePolicy): Key is a ${...} template over the variables, TTLMs
+// (required) how long an entry lives, Condition when the cache is used
+// (none: always), Scope global, definition (the default) or instance.
+type CacheConfig struct {
+	Key       string `json:"key"`
+	TTLMs     int64  `json:"ttlMs"`
+	Condition string `json:"condition"`
+	Scope     string `json:"scope"`
 }
 
 // RetryConfig says how often a failed Task runs again, and how soon.

@@ -52,6 +52,7 @@
 //	          circuitBreaker: {failureThreshold, failureRateThreshold, minCalls,
 //	                  windowMs, timeoutMs, halfOpenMaxCalls, key}  (actions only)
 //	          fallbackNodeId: a node taken while the circuit is open
+//	          cache: {key: "${sku}", ttlMs, condition, scope: global|definition|instance}
 //	Timer     duration|delay: ISO-8601 (PT5M), an expression, or milliseconds (5000); or date;
 //	          or schedule: cron, 5 or 6 fields ("0 0 * * *") or @daily, with timeZone
 //	Manual    assignee, candidateUsers, candidateGroups (list or "a, b"), formKey,
@@ -138,7 +139,7 @@
 //     Timer inside a Subflow is refused.
 //   - Task resilience: configuration.retry fills Node.Retry,
 //     circuitBreaker Node.Circuit, and fallbackNodeId adds a fallback flow
-//     (model.Builder.Fallback) to that node.
+//     (model.Builder.Fallback) to that node; cache fills Node.Cache.
 //   - Manual: a user task; configuration fills model.Human.
 //   - Validate: a service task of job type core.validate (model.ValidateJobType)
 //     whose parameters are its configuration; strict violations fail it

@@ -121,6 +121,9 @@ func (c *converter) task(n *model.Node, cfg *TaskConfig) {
 		}
 		n.Circuit = c.circuit(id, cfg.CircuitBreaker)
 	}
+	if cc := cfg.Cache; cc != nil { // checked with the model (model.Validate)
+		n.Cache = &model.CachePolicy{Key: cc.Key, TTL: millis(cc.TTLMs), Condition: cc.Condition, Scope: cc.Scope}
+	}
 }
 
 func (c *converter) timer(n *model.Node, cfg *TimerConfig) {

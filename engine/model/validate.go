@@ -295,6 +295,9 @@ func (v *validator) node(n *Node) {
 	if n.Circuit != nil {
 		v.circuit(n)
 	}
+	if n.Cache != nil {
+		v.cache(n)
+	}
 	v.joinPolicy(n)
 	v.webhook(n)
 	for _, l := range n.ExecListeners {

@@ -159,6 +159,9 @@ func (s *Service) Routes(api fiber.Router) {
 
 	api.Get("/circuits", s.listCircuits)
 	api.Post("/circuits/:key/reset", operator, s.resetCircuit)
+	api.Get("/cache", readsEvery, s.listCache)
+	api.Post("/cache/invalidate", operator, s.invalidateCache)
+	api.Delete("/cache/:key", operator, s.deleteCacheEntry)
 }
 
 // ctx is the context of one engine or store call made for request c.

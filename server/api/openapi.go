@@ -97,6 +97,10 @@ var apiOperations = []apiOperation{
 
 	{"get", "/circuits", "circuits", "List the circuit breakers jobs went through, by key: state (closed, open, half_open), failures in a row, calls and failures in the window, when it opened, its config", []string{"limit", "cursor"}, "", 200, "CircuitPage", nil},
 	{"post", "/circuits/{key}/reset", "circuits", "Close a circuit breaker (key URL-encoded) and clear its counts: jobs run again at once", nil, "", 200, "Circuit", []int{404}},
+
+	{"get", "/cache", "step cache", "List the live entries of the step cache (results of service tasks with a cache policy), by key, filtered by definition key and key prefix; values only as a preview", []string{"definition", "prefix", "limit", "cursor"}, "", 200, "CacheEntryPage", nil},
+	{"post", "/cache/invalidate", "step cache", "Remove the step cache entries of a definition and/or key prefix (none given: every entry); the next job of each key runs again", nil, "CacheInvalidate", 200, "CacheInvalidated", nil},
+	{"delete", "/cache/{key}", "step cache", "Remove one step cache entry (key URL-encoded)", nil, "", 204, "", []int{404}},
 }
 
 var (
@@ -273,6 +277,13 @@ func apiSchemas() map[string]any {
 			}),
 		}, "key", "state"),
 		"CircuitPage": pageOf("Circuit"),
+		"CacheEntry": obj(map[string]any{
+			"key": str, "scope": map[string]any{"type": "string", "enum": []string{"global", "definition", "instance"}},
+			"definition": str, "jobType": str, "created": tim, "expires": tim, "size": num, "valuePreview": str,
+		}, "key", "scope", "created", "expires"),
+		"CacheEntryPage":   pageOf("CacheEntry"),
+		"CacheInvalidate":  obj(map[string]any{"definition": str, "prefix": str}),
+		"CacheInvalidated": obj(map[string]any{"removed": num}, "removed"),
 		"Bulk": obj(map[string]any{
 			"instance": str, "definition": str, "elementId": str, "kind": str, "jobType": str,
 			"dryRun": map[string]any{"type": "boolean"}, "variables": anyOb,

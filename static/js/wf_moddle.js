@@ -38,6 +38,11 @@ export const wfModdle = {
       properties: ['validationMode', 'validationTarget'].map((name) => ({ name, isAttr: true, type: 'String' })),
     },
     {
+      name: 'CacheAttributes',
+      extends: ['bpmn:ServiceTask', 'bpmn:ScriptTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'],
+      properties: ['cacheKey', 'cacheTtl', 'cacheCondition', 'cacheScope'].map((name) => ({ name, isAttr: true, type: 'String' })),
+    },
+    {
       name: 'FlowAttributes',
       extends: ['bpmn:SequenceFlow'],
       properties: [{ name: 'fallback', isAttr: true, type: 'String' }],

@@ -21,6 +21,8 @@ const hookable = ['bpmn:ReceiveTask', 'bpmn:IntermediateCatchEvent', 'bpmn:Bound
 const waitsForMessage = (bo) => bo.$instanceOf('bpmn:ReceiveTask') ||
   (bo.eventDefinitions || []).some((d) => d.$instanceOf('bpmn:MessageEventDefinition'));
 const hookOn = (bo) => waitsForMessage(bo) && bo.get('wf:webhook') === 'true';
+// The result cache's settings show once it has a key.
+const cacheOn = (bo) => !!bo.get('wf:cacheKey');
 
 // The fields, by the element types they belong to.
 export const wfFields = [
@@ -63,6 +65,12 @@ export const wfFields = [
   { name: 'circuitWindow', types: serviceTasks, when: breakerOn, label: 'Breaker: window', description: 'ISO 8601 duration the failure rate is measured over, e.g. PT2M (the default)' },
   { name: 'circuitOpenTimeout', types: serviceTasks, when: breakerOn, label: 'Breaker: open for', description: 'ISO 8601 duration it stays open before it lets probes through, e.g. PT1M (the default)' },
   { name: 'circuitHalfOpenCalls', types: serviceTasks, when: breakerOn, label: 'Breaker: probes', description: 'Probes let through after it was open; that many successes close it (default 3)' },
+  { name: 'cacheKey', types: jobTasks, label: 'Cache key',
+    description: 'Reuse a stored result instead of running the job: a template over the variables, e.g. quote-${sku}. Jobs with the same key (and job type, in the scope below) share it; only successful results are stored' },
+  { name: 'cacheTtl', types: jobTasks, when: cacheOn, label: 'Cache: keep for', description: 'ISO 8601 duration a stored result is reused, e.g. PT10M (required)' },
+  { name: 'cacheCondition', types: jobTasks, when: cacheOn, label: 'Cache: when', description: 'An expression over the variables; the cache is read and filled only while it holds, e.g. !fresh. Empty: always' },
+  { name: 'cacheScope', types: jobTasks, when: cacheOn, label: 'Cache: shared by', options: ['', 'global', 'definition', 'instance'], none: '(default: definition)',
+    description: 'global: every definition; definition (the default): instances of this definition; instance: only this instance' },
   { name: 'fallback', types: ['bpmn:SequenceFlow'], when: (bo) => !!bo.sourceRef && bo.sourceRef.$instanceOf('bpmn:Activity'),
     label: 'Fallback flow', options: ['', 'true'], none: 'no',
     description: 'true: taken only when the task\'s circuit breaker is open and no error boundary catches CIRCUIT_OPEN; never when the task completes' },

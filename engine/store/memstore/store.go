@@ -29,6 +29,7 @@ type Store struct {
 	deadLetters  map[string]engine.DeadLetter
 	dropEvents   bool // keep no event log
 	dropFinished bool // forget instances once they end
+	steps        stepCache
 
 	parked    parking
 	recent    []waiting // instances that waited after their last commit, oldest first

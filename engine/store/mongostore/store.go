@@ -69,8 +69,11 @@ type Store struct {
 	// its last commit or read, for instances with large variables only
 	// (variables.go).
 	sideRefs sync.Map // instance id → variables ref
+	// sweepStepCache: the database has no TTL index (FerretDB v1), so
+	// PutCacheEntry drops expired entries (step_cache.go).
+	sweepStepCache bool
 
-	defs, heads, forms, filters, instances, variables, requests, events, tasks, incidents, deadLetters, meta *mongo.Collection
+	defs, heads, forms, filters, instances, variables, requests, events, tasks, incidents, deadLetters, meta, stepCache *mongo.Collection
 }
 
 // New returns a Store on db after creating its indexes.
@@ -92,6 +95,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		incidents:   db.Collection("incidents"),
 		deadLetters: db.Collection("dead_letters"),
 		meta:        db.Collection("meta"),
+		stepCache:   db.Collection("step_cache"),
 	}
 	idx := []indexes{
 		{s.defs, []mongo.IndexModel{{Keys: bson.D{{Key: "key", Value: 1}, {Key: "version", Value: 1}}, Options: options.Index().SetUnique(true)}}},
@@ -136,6 +140,9 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 			}
 		}
 	}
+	if err := s.stepCacheIndex(ctx); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -164,7 +171,7 @@ func (s *Store) createCollections(ctx context.Context) error {
 	if err != nil {
 		return mapErr(err, "listing collections")
 	}
-	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.meta} {
+	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.meta, s.stepCache} {
 		if slices.Contains(names, c.Name()) {
 			continue
 		}
