@@ -15,6 +15,7 @@ import (
 	"github.com/workflowpp/wfpp/engine/graph"
 	"github.com/workflowpp/wfpp/engine/model"
 	"github.com/workflowpp/wfpp/engine/script"
+	"github.com/workflowpp/wfpp/engine/steps"
 	"github.com/workflowpp/wfpp/gateways"
 )
 
@@ -105,6 +106,7 @@ const (
 	FormatBPMN  = string(model.FormatBPMN)
 	FormatDAG   = string(model.FormatDAG)
 	FormatGraph = string(model.FormatGraph)
+	FormatSteps = string(model.FormatSteps)
 )
 
 // DetectFormat guesses the format of a definition from its first bytes.
@@ -117,6 +119,11 @@ func DetectFormat(src []byte) string {
 		return FormatGraph
 	case bytes.Contains(s, []byte(`"startNode"`)):
 		return FormatDAG
+	// A type: state_machine document is detected here too, and steps.Parse
+	// refuses it saying so: once engine/statemachine reads it, detect it in
+	// a case of its own before this one.
+	case steps.Detect(s):
+		return FormatSteps
 	}
 	return FormatGraph
 }
@@ -138,8 +145,10 @@ func parse(src []byte, format string, opts bpmn.Options) (*model.Definition, err
 		return dag.Parse(src)
 	case FormatGraph:
 		return graph.Parse(src)
+	case FormatSteps:
+		return steps.Parse(src)
 	}
-	return nil, fmt.Errorf("unknown definition format %q: use bpmn, dag or graph", format)
+	return nil, fmt.Errorf("unknown definition format %q: use bpmn, dag, graph or steps", format)
 }
 
 // Validate reports every problem of a parsed definition, compiling its

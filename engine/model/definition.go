@@ -7,6 +7,7 @@ const (
 	FormatBPMN  Format = "bpmn"
 	FormatDAG   Format = "dag"   // the JSON DAG format (DataWorkflows)
 	FormatGraph Format = "graph" // the graph JSON/YAML format (Execution Engine)
+	FormatSteps Format = "steps" // the steps JSON/YAML format (advanced-features design)
 )
 
 // Definition is a parsed, linked process definition: what gets deployed.

@@ -10,7 +10,7 @@ import (
 )
 
 // formatOf maps a request's Content-Type to a definition format; "" lets
-// the engine tell DAG JSON from graph JSON.
+// the engine tell DAG JSON, graph JSON or YAML and steps JSON or YAML apart.
 func formatOf(contentType string) (string, bool) {
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
@@ -22,13 +22,13 @@ func formatOf(contentType string) (string, bool) {
 	case "application/json":
 		return "", true
 	case "application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml":
-		return engine.FormatGraph, true
+		return "", true
 	}
 	return "", false
 }
 
 // deploy is POST /api/v1/definitions: 201 with the new version, 200 when the
-// source equals the latest version. ?format=bpmn|dag|graph|form overrides
+// source equals the latest version. ?format=bpmn|dag|graph|steps|form overrides
 // what the Content-Type says (JSON is otherwise told apart by its shape: a
 // form-js schema deploys as a form). A multipart/form-data body deploys
 // several files at once, forms first, so its definitions can link them
@@ -41,15 +41,15 @@ func (s *Service) deploy(c *fiber.Ctx) error {
 	if !ok {
 		return &Error{
 			Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
-			Message: "Content-Type must be application/xml or text/xml (BPMN), application/json (DAG, graph or form), application/yaml (graph) or multipart/form-data (several files)",
+			Message: "Content-Type must be application/xml or text/xml (BPMN), application/json (DAG, graph, steps or form), application/yaml (graph or steps) or multipart/form-data (several files)",
 		}
 	}
 	switch q := c.Query("format"); q {
 	case "":
-	case engine.FormatBPMN, engine.FormatDAG, engine.FormatGraph, formatForm:
+	case engine.FormatBPMN, engine.FormatDAG, engine.FormatGraph, engine.FormatSteps, formatForm:
 		format = q
 	default:
-		return BadRequest("query parameter \"format\" is %q: use bpmn, dag, graph or form", q)
+		return BadRequest("query parameter \"format\" is %q: use bpmn, dag, graph, steps or form", q)
 	}
 	if len(c.Request().Body()) == 0 {
 		return BadRequest("request body is empty: send the definition's source")
