@@ -34,13 +34,16 @@ func (c *converter) check(st *Step) {
 	if st.NextStep != "" {
 		names("next_step", st.NextStep)
 	}
-	has := map[string]bool{
-		"agent_name": st.AgentName != "", "retry": st.Retry != nil, "circuit_breaker": st.CircuitBreaker != nil,
-		"cache": st.Cache != nil, "parallel_steps": st.ParallelSteps != nil, "condition": st.Condition != "",
-		"then": st.Then != "", "else": st.Else != "", "items": st.Items != "" || st.Collection != "",
-		"body": st.Body != nil || st.LoopBody != nil || st.LoopSteps != nil, "branches": st.Branches != nil,
-		"workflow_id": st.WorkflowID != "" || st.Workflow != "", "event_source": st.EventSource != "",
-		"schema": st.Schema != nil || st.ValidationSchema != nil,
+	has := []struct {
+		field string
+		set   bool
+	}{
+		{"agent_name", st.AgentName != ""}, {"retry", st.Retry != nil}, {"circuit_breaker", st.CircuitBreaker != nil},
+		{"cache", st.Cache != nil}, {"parallel_steps", st.ParallelSteps != nil}, {"condition", st.Condition != ""},
+		{"then", st.Then != ""}, {"else", st.Else != ""}, {"items", st.Items != "" || st.Collection != ""},
+		{"body", st.Body != nil || st.LoopBody != nil || st.LoopSteps != nil}, {"branches", st.Branches != nil},
+		{"workflow_id", st.WorkflowID != "" || st.Workflow != ""}, {"event_source", st.EventSource != ""},
+		{"schema", st.Schema != nil || st.ValidationSchema != nil},
 	}
 	allowed := map[string][]string{
 		TypeAgent:        {"agent_name", "retry", "circuit_breaker", "cache"},
@@ -52,9 +55,9 @@ func (c *converter) check(st *Step) {
 		TypeWaitForEvent: {"event_source"},
 		TypeValidate:     {"schema"},
 	}[st.Type]
-	for field, set := range has {
-		if set && !contains(allowed, field) {
-			bad("a %s step has no %s: remove it", st.Type, field)
+	for _, h := range has {
+		if h.set && !contains(allowed, h.field) {
+			bad("a %s step has no %s: remove it", st.Type, h.field)
 		}
 	}
 	switch st.Type {

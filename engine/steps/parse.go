@@ -28,12 +28,18 @@ func Parse(data []byte) (*model.Definition, error) {
 	if err != nil {
 		return nil, model.Problems{{Message: err.Error()}}
 	}
+	var head struct {
+		WorkflowID any `json:"workflow_id"`
+		ID         any `json:"id"`
+		Type       any `json:"type"`
+	}
+	_ = json.Unmarshal(data, &head) // read before the fields a state machine has and a steps workflow has not
+	if typ, _ := head.Type.(string); strings.EqualFold(typ, StateMachineType) {
+		return nil, model.Problems{{ElementID: fmt.Sprint(cmpOr(head.WorkflowID, head.ID)), Message: "a type: state_machine workflow is not a steps workflow: it is read as a state machine (engine/statemachine), not by the steps format"}}
+	}
 	var w Workflow
 	if err := decode(data, &w); err != nil {
 		return nil, model.Problems{{Message: err.Error()}}
-	}
-	if strings.EqualFold(w.Type, StateMachineType) {
-		return nil, model.Problems{{ElementID: cmpOr(w.WorkflowID, w.ID), Message: "a type: state_machine workflow is not a steps workflow: it is read as a state machine (engine/statemachine), not by the steps format"}}
 	}
 	if w.Type != "" {
 		return nil, model.Problems{{ElementID: cmpOr(w.WorkflowID, w.ID), Message: fmt.Sprintf("type %q is not a workflow type: remove it (a steps workflow), or write state_machine", w.Type)}}
