@@ -57,7 +57,7 @@ func (c *converter) check(st *Step) {
 	}[st.Type]
 	for _, h := range has {
 		if h.set && !contains(allowed, h.field) {
-			bad("a %s step has no %s: remove it", st.Type, h.field)
+			bad("a step of type %s has no %s: remove it", st.Type, h.field)
 		}
 	}
 	switch st.Type {
@@ -107,10 +107,10 @@ func (c *converter) check(st *Step) {
 		c.checkValidate(st)
 	}
 	if st.TimeoutSeconds != nil && st.Type != TypeAgent && st.Type != TypeSubWorkflow && st.Type != TypeWaitForEvent {
-		bad("a %s step has no timeout_seconds: put it on the agent, sub_workflow or wait_for_event steps inside", st.Type)
+		bad("a step of type %s has no timeout_seconds: put it on the agent, sub_workflow or wait_for_event steps inside", st.Type)
 	}
 	if st.MaxParallelism != 0 && st.Type != TypeParallel && st.Type != TypeLoop {
-		bad("a %s step has no max_parallelism: remove it", st.Type)
+		bad("a step of type %s has no max_parallelism: remove it", st.Type)
 	}
 }
 
