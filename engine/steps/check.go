@@ -38,11 +38,19 @@ func (c *converter) check(st *Step) {
 		field string
 		set   bool
 	}{
-		{"agent_name", st.AgentName != ""}, {"retry", st.Retry != nil}, {"circuit_breaker", st.CircuitBreaker != nil},
-		{"cache", st.Cache != nil}, {"parallel_steps", st.ParallelSteps != nil}, {"condition", st.Condition != ""},
-		{"then", st.Then != ""}, {"else", st.Else != ""}, {"items", st.Items != "" || st.Collection != ""},
-		{"body", st.Body != nil || st.LoopBody != nil || st.LoopSteps != nil}, {"branches", st.Branches != nil},
-		{"workflow_id", st.WorkflowID != "" || st.Workflow != ""}, {"event_source", st.EventSource != ""},
+		{"agent_name", st.AgentName != ""},
+		{"retry", st.Retry != nil},
+		{"circuit_breaker", st.CircuitBreaker != nil},
+		{"cache", st.Cache != nil},
+		{"parallel_steps", st.ParallelSteps != nil},
+		{"condition", st.Condition != ""},
+		{"then", st.Then != ""},
+		{"else", st.Else != ""},
+		{"items", st.Items != "" || st.Collection != ""},
+		{"body", st.Body != nil || st.LoopBody != nil || st.LoopSteps != nil},
+		{"branches", st.Branches != nil},
+		{"workflow_id", st.WorkflowID != "" || st.Workflow != ""},
+		{"event_source", st.EventSource != ""},
 		{"schema", st.Schema != nil || st.ValidationSchema != nil},
 	}
 	allowed := map[string][]string{

@@ -102,7 +102,7 @@ func decode(data []byte, v any) error {
 		return nil
 	case errors.As(err, &se):
 		line, col := model.Position(data, se.Offset)
-		return fmt.Errorf("not valid JSON at line %d, column %d: %v", line, col, se)
+		return fmt.Errorf("not valid JSON at line %d, column %d: %w", line, col, se)
 	case errors.As(err, &te):
 		return fmt.Errorf("%s is %s, which does not fit: write a %s", cmpOr(te.Field, "the document"), te.Value, typeName(te.Type.Kind().String()))
 	}

@@ -189,7 +189,7 @@ async function load() {
         root.dataset.readonly = 'true';
         const deploy = document.getElementById('btn-deploy');
         if (deploy) deploy.disabled = true;
-        flash(`${key} is written as a ${format === 'dag' ? 'JSON DAG' : 'graph'}: it shows here as BPMN, read only. Download XML saves it as BPMN; deploy the BPMN as a new key to work on it here.`);
+        flash(`${key} is written as a ${{ dag: 'JSON DAG', steps: 'steps workflow' }[format] || format}: it shows here as BPMN, read only. Download XML saves it as BPMN; deploy the BPMN as a new key to work on it here.`);
         return;
       }
       if (draft) flash(`You have a saved draft of ${key}: press "Restore draft" to open it.`);
