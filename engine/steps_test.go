@@ -105,7 +105,11 @@ func TestStepsConditional(t *testing.T) {
 	h.requireStatus(cold.ID, engine.StatusCompleted)
 	require.Len(t, c.of("marketing.nurture"), 1)
 	require.Len(t, c.of("sales.call"), 1)
-	require.Len(t, c.of("team.notify"), 2, "both branches go on to notify")
+	score = 0.9
+	blocked := h.start(key, map[string]any{"blocked": true})
+	h.requireStatus(blocked.ID, engine.StatusCompleted)
+	require.Len(t, c.of("marketing.nurture"), 2, "not ${workflow.input.blocked} reads the start variables")
+	require.Len(t, c.of("team.notify"), 3, "both branches go on to notify")
 }
 
 // TestStepsLoop: each of the first max_iterations items runs through the
@@ -123,7 +127,8 @@ func TestStepsLoop(t *testing.T) {
 	h.requireStatus(snap.ID, engine.StatusCompleted)
 	var docs []any
 	for _, v := range c.of("doc.translate") {
-		require.Equal(t, v["doc"], v["text"], "input_mapping text: doc")
+		require.Equal(t, v["doc"], v["text"], "input_mapping text: ${loop.item}")
+		require.Equal(t, []any{"a", "b", "c", "d"}[toInt(v["position"])], v["doc"], "input_mapping position: ${loop.index}")
 		docs = append(docs, v["doc"])
 	}
 	require.ElementsMatch(t, []any{"a", "b", "c", "d"}, docs, "max_iterations 4 leaves e out")
@@ -212,4 +217,16 @@ func TestStepsWaitForEvent(t *testing.T) {
 	h.advance(time.Hour)
 	h.requireStatus(late.ID, engine.StatusCompleted)
 	require.Len(t, c.of("order.ship"), 2)
+}
+
+func toInt(v any) int {
+	switch n := v.(type) {
+	case int64:
+		return int(n)
+	case float64:
+		return int(n)
+	case int:
+		return n
+	}
+	return -1
 }

@@ -83,6 +83,9 @@ func Convert(w *Workflow, list []*Step) (*model.Definition, error) {
 		Format:    model.FormatSteps,
 		Processes: []*model.Process{p},
 		Variables: w.Variables,
+		// The design's references read the start variables and the steps'
+		// outputs (see expression.go), and its conditions that fail are false.
+		ReadModel: model.ReadModelDataWorkflows,
 	}
 	if probs := model.Validate(def, model.Checks{}); len(probs) > 0 {
 		return nil, probs
@@ -105,6 +108,7 @@ type converter struct {
 type region struct {
 	scope *model.Scope
 	name  string // for messages
+	item  string // inside a loop's body: the loop's item variable
 	// Branches: where the branch ends lead, and the id of the one flow
 	// that enters the join from it (the join's results are by flow id).
 	join   *model.Node
@@ -229,6 +233,7 @@ func (c *converter) branch(reg *region, join *model.Node, owner, name string) *r
 	r := &region{
 		scope:  reg.scope,
 		name:   fmt.Sprintf("branch %q of %s", name, owner),
+		item:   reg.item,
 		join:   join,
 		flowID: c.b.UniqueID(owner + "__" + name),
 	}
@@ -261,9 +266,10 @@ func (c *converter) refused(id string) bool {
 // to cont where it goes on.
 func (c *converter) step(st *Step, cont target, reg *region) {
 	s := reg.scope
+	r := refs{steps: c.byID, loopItem: reg.item}
 	node := c.b.Add(s, &model.Node{
 		ID: st.ID, Name: st.Name, Documentation: st.Description,
-		Inputs: inputs(st.InputMapping),
+		Inputs: r.inputs(st.InputMapping),
 		Attrs:  map[string]string{"type": st.Type},
 	})
 	switch st.Type {
@@ -273,7 +279,7 @@ func (c *converter) step(st *Step, cont target, reg *region) {
 		node.Attrs["agentName"] = st.AgentName
 		node.Retry = c.retry(st)
 		node.Circuit = c.circuit(st)
-		node.Cache = c.cache(st)
+		node.Cache = c.cache(st, r)
 		c.connect(node, cont, reg, "", false)
 	case TypeValidate:
 		node.Kind = model.KindServiceTask
@@ -281,14 +287,14 @@ func (c *converter) step(st *Step, cont target, reg *region) {
 		c.connect(node, cont, reg, "", false)
 	case TypeSubWorkflow:
 		node.Kind = model.KindCallActivity
-		node.Call = call(st)
+		node.Call = call(st, r)
 		c.timeout(st, node, cont, reg)
 		c.connect(node, cont, reg, "", false)
 	case TypeWaitForEvent:
-		c.waitForEvent(st, node, cont, reg)
+		c.waitForEvent(st, node, cont, reg, r)
 	case TypeConditional:
 		node.Kind = model.KindExclusiveGateway
-		c.connect(node, target{node: st.Then}, reg, st.Condition, false)
+		c.connect(node, target{node: st.Then}, reg, r.condition(st.Condition), false)
 		if st.Else != "" {
 			c.connect(node, target{node: st.Else}, reg, "", true)
 		} else {
@@ -325,9 +331,9 @@ func (c *converter) step(st *Step, cont target, reg *region) {
 		c.connect(join, cont, reg, "", false)
 	case TypeLoop:
 		node.Kind = model.KindSubProcess
-		node.Loop = loop(st)
+		node.Loop = loop(st, r)
 		node.Body = &model.Scope{ID: st.ID}
-		body := &region{scope: node.Body, name: fmt.Sprintf("the body of loop %s", st.ID)}
+		body := &region{scope: node.Body, name: fmt.Sprintf("the body of loop %s", st.ID), item: node.Loop.Element}
 		ids := loopBody(st)
 		first := c.b.Generate(node.Body, st.ID+"__start", model.KindStartEvent)
 		c.b.Connect(node.Body, first.ID, ids[0], "")
@@ -365,7 +371,8 @@ func (c *converter) onTimeout(st *Step, from *model.Node, cont target, reg *regi
 	c.b.Connect(reg.scope, from.ID, end.ID, "")
 }
 
-func inputs(m map[string]string) []model.Mapping {
+// inputs converts an input_mapping, sorted by variable name.
+func (r refs) inputs(m map[string]any) []model.Mapping {
 	names := make([]string, 0, len(m))
 	for name := range m {
 		names = append(names, name)
@@ -373,7 +380,7 @@ func inputs(m map[string]string) []model.Mapping {
 	sort.Strings(names)
 	out := make([]model.Mapping, 0, len(m))
 	for _, name := range names {
-		out = append(out, model.Mapping{Source: m[name], Target: name})
+		out = append(out, model.Mapping{Source: r.value(m[name]), Target: name})
 	}
 	return out
 }

@@ -19,7 +19,7 @@ func TestConvertAgentResilience(t *testing.T) {
 	require.Equal(t, model.KindServiceTask, n.Kind)
 	require.Equal(t, "web.search", n.Job.Type)
 	require.Equal(t, 30*time.Second, n.Job.Timeout)
-	require.Equal(t, []model.Mapping{{Source: "topic", Target: "query"}}, n.Inputs)
+	require.Equal(t, []model.Mapping{{Source: "trigger.topic", Target: "query"}}, n.Inputs)
 	require.Equal(t, model.RetryPolicy{
 		Retries: 2, Backoff: model.BackoffExponential, Delay: time.Second, MaxDelay: 30 * time.Second,
 		Factor: 2, RetryOn: []string{"TIMEOUT"}, RetryOnStatus: []int{429, 503},
@@ -42,7 +42,7 @@ func TestConvertValidateAndCache(t *testing.T) {
 	require.Equal(t, []string{"amount < 10000"}, v.Job.Parameters["expressions"])
 	schema := v.Job.Parameters["schema"].(map[string]any)
 	require.Equal(t, []any{"orderId", "amount"}, schema["required"])
-	require.Equal(t, &model.CachePolicy{Key: "quote:${orderId}", TTL: 10 * time.Minute, Condition: "amount > 0", Scope: model.CacheDefinition},
+	require.Equal(t, &model.CachePolicy{Key: "quote:${orderId}", TTL: 10 * time.Minute, Condition: "(trigger.amount) > 0", Scope: model.CacheDefinition},
 		p.Node("price").Cache)
 }
 
@@ -91,7 +91,7 @@ func TestConvertLoopAndForkJoin(t *testing.T) {
 	t.Parallel()
 	loop := parseFile(t, "loop.yaml").Main().Node("each-document")
 	require.Equal(t, model.KindSubProcess, loop.Kind)
-	require.Equal(t, &model.MultiInstance{MaxParallel: 2, ErrorPolicy: model.ErrorPolicyCollect, Collection: "(documents).slice(0, 4)", Element: "doc"}, loop.Loop)
+	require.Equal(t, &model.MultiInstance{MaxParallel: 2, ErrorPolicy: model.ErrorPolicyCollect, Collection: "(trigger.documents).slice(0, 4)", Element: "doc"}, loop.Loop)
 	require.Equal(t, loop.Body, loop.Body.Nodes[1].Scope)
 
 	p := parseFile(t, "fork_join.yaml").Main()
@@ -181,4 +181,35 @@ func requireProblem(t *testing.T, err error, element, message string) {
 		}
 	}
 	require.Failf(t, "problem not found", "want %s: %q, got %v", element, message, probs)
+}
+
+// TestConvertReferences: the design's ${...} references and Python
+// operators become JavaScript over the read model; input_mapping values
+// without a reference are literals.
+func TestConvertReferences(t *testing.T) {
+	t.Parallel()
+	def, err := steps.Parse([]byte(`
+workflow_id: refs
+steps:
+  - id: step-1
+    type: agent
+    agent_name: a
+    input_mapping: {topic: "${workflow.input.topic}", label: "about ${workflow.input.topic}!", mode: fast, limit: 3}
+    next_step: check
+  - id: check
+    type: conditional
+    condition: "${step-1.output.results[0].score} >= 0.5 or ${workflow.input.force} == True and not 'or'"
+    then: step-2
+  - {id: step-2, type: agent, agent_name: b}
+`))
+	require.NoError(t, err)
+	require.Equal(t, model.ReadModelDataWorkflows, def.ReadModel)
+	p := def.Main()
+	require.Equal(t, []model.Mapping{
+		{Source: `"about " + String(trigger.topic) + "!"`, Target: "label"},
+		{Source: "3", Target: "limit"},
+		{Source: `"fast"`, Target: "mode"},
+		{Source: "trigger.topic", Target: "topic"},
+	}, p.Node("step-1").Inputs)
+	require.Equal(t, `(context.data["step-1"].results[0].score) >= 0.5 || (trigger.force) == true && ! 'or'`, p.Flow("check__to__step-2").Condition)
 }

@@ -53,11 +53,22 @@
 //	                (expressions), mode|validation_mode: strict (default)|warn,
 //	                target|data_source
 //
-// Expressions (condition, items, input_mapping values, correlation_key,
-// rules, cache condition) are the engine's: JavaScript over the variables
-// by name, ${...}, or =FEEL. A step's outputs are merged into the
-// variables. The design's ${workflow.input.x} and ${step-1.output.x}
-// references are not rewritten: write x.
+// Expressions (condition, items, correlation_key, a cache's condition)
+// are written as the design writes them: ${workflow.input.topic} reads the
+// variables the instance started with, ${step-1.output.results[0].score}
+// what step-1 gave back, ${loop.item} and ${loop.index} the loop's item and
+// index (from 0), combined with JavaScript's operators or Python's and, or,
+// not, True, False and None. The converter rewrites them into JavaScript
+// over the DataWorkflows read model (model.ReadModelDataWorkflows): trigger,
+// context.data["step-1"], the item variable, loopCounter. So, as in the
+// design, a condition that throws (a missing step output) is false. Any
+// other ${x} is x; text without ${ is the engine's own expression
+// (JavaScript, ${...} or =FEEL) over the variables by name, where a step's
+// outputs are merged too. An input_mapping value is, as the design
+// resolves it, a reference's value, text with references written in, or
+// else a literal ("fast", 3). Validation rules are the validate handler's
+// expressions, kept as written; loop.total, loop.is_first and loop.is_last
+// are not rewritten.
 //
 // Unknown fields are errors (they are usually typos). A type: state_machine
 // document is another format (package statemachine): Parse refuses it with
@@ -97,7 +108,7 @@
 //     Node.Circuit (shared by the steps of one agent_name unless key says
 //     otherwise), cache Node.Cache (ttl 3600 s by default; the design's
 //     workflow scope is model.CacheDefinition).
-//   - input_mapping: the step's Inputs, sorted by variable name; for a
+//   - input_mapping: the step's Inputs (see Expressions), sorted by variable name; for a
 //     sub_workflow, what the called workflow gets (everything when there is
 //     no input_mapping); its variables come back when it completes.
 //   - validate: a service task of job type model.ValidateJobType whose

@@ -124,7 +124,7 @@ var cacheScopes = map[string]string{
 const cacheTTLDefault = time.Hour
 
 // cache converts an agent step's cache (nil when absent or enabled: false).
-func (c *converter) cache(st *Step) *model.CachePolicy {
+func (c *converter) cache(st *Step, r refs) *model.CachePolicy {
 	ca := st.Cache
 	if ca == nil || ca.Enabled != nil && !*ca.Enabled {
 		return nil
@@ -133,7 +133,7 @@ func (c *converter) cache(st *Step) *model.CachePolicy {
 	if ttl == 0 {
 		ttl = cacheTTLDefault
 	}
-	return &model.CachePolicy{Key: ca.Key, TTL: ttl, Condition: ca.Condition, Scope: cacheScopes[strings.ToLower(ca.Scope)]}
+	return &model.CachePolicy{Key: ca.Key, TTL: ttl, Condition: r.condition(ca.Condition), Scope: cacheScopes[strings.ToLower(ca.Scope)]}
 }
 
 func seconds(s *int) time.Duration {

@@ -28,8 +28,8 @@ const itemVariableDefault = "item"
 // loop converts a loop step into the multi-instance of its sub-process:
 // sequential unless execution_mode is parallel or max_parallelism caps it;
 // max_iterations walks only the first items, as the design cuts the list.
-func loop(st *Step) *model.MultiInstance {
-	items := cmpOr(st.Items, st.Collection)
+func loop(st *Step, r refs) *model.MultiInstance {
+	items := r.condition(cmpOr(st.Items, st.Collection))
 	if n := st.MaxIterations; n > 0 {
 		items = fmt.Sprintf("(%s).slice(0, %d)", javaScript(items), n)
 	}
@@ -88,7 +88,7 @@ func version(v any) (int, error) {
 // call converts a sub_workflow step: the called workflow gets the
 // input_mapping (every variable when there is none) and its variables come
 // back when it completes.
-func call(st *Step) *model.Call {
+func call(st *Step, r refs) *model.Call {
 	c := &model.Call{ProcessID: cmpOr(st.WorkflowID, st.Workflow), Binding: model.BindingLatest, AllOut: true}
 	if n, _ := version(st.WorkflowVersion); n > 0 {
 		c.Binding, c.Version = model.BindingVersion, n
@@ -96,7 +96,7 @@ func call(st *Step) *model.Call {
 	if len(st.InputMapping) == 0 {
 		c.AllIn = true
 	} else {
-		c.In = inputs(st.InputMapping)
+		c.In = r.inputs(st.InputMapping)
 	}
 	return c
 }
@@ -126,7 +126,7 @@ const eventTimeoutDefault = 86400
 // a receive task (with its timeout a boundary timer), a signal wait a
 // signal catch (with its timeout an event-based gateway racing a timer),
 // a timer wait a timer catch.
-func (c *converter) waitForEvent(st *Step, node *model.Node, cont target, reg *region) {
+func (c *converter) waitForEvent(st *Step, node *model.Node, cont target, reg *region, r refs) {
 	if st.TimeoutSeconds == nil {
 		d := eventTimeoutDefault
 		st.TimeoutSeconds = &d
@@ -141,7 +141,7 @@ func (c *converter) waitForEvent(st *Step, node *model.Node, cont target, reg *r
 		c.connect(node, cont, reg, "", false)
 	case "message":
 		node.Kind = model.KindReceiveTask
-		node.Message = &model.Message{Name: st.EventName, CorrelationKey: expression(st.CorrelationKey)}
+		node.Message = &model.Message{Name: st.EventName, CorrelationKey: expression(r.condition(st.CorrelationKey))}
 		c.timeout(st, node, cont, reg)
 		c.connect(node, cont, reg, "", false)
 	case "timer":

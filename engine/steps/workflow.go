@@ -18,12 +18,12 @@ type Workflow struct {
 
 // Step is one step; which fields apply depends on Type.
 type Step struct {
-	ID           string            `json:"id"`
-	Type         string            `json:"type"`
-	Name         string            `json:"name"`
-	Description  string            `json:"description"`
-	NextStep     string            `json:"next_step"`
-	InputMapping map[string]string `json:"input_mapping"`
+	ID           string         `json:"id"`
+	Type         string         `json:"type"`
+	Name         string         `json:"name"`
+	Description  string         `json:"description"`
+	NextStep     string         `json:"next_step"`
+	InputMapping map[string]any `json:"input_mapping"`
 
 	// agent
 	AgentName      string          `json:"agent_name"`
