@@ -142,11 +142,16 @@ func TestParseProblems(t *testing.T) {
 		{"n_of_m without n", "{id: a, type: fork_join, join_policy: n_of_m, branches: {x: {steps: [b]}}}\n  - {id: b, type: agent, agent_name: x}", "a", "needs n_required"},
 		{"kafka", `{id: a, type: wait_for_event, event_source: kafka}`, "a", `event_source "kafka" does not run here`},
 		{"bad retry", `{id: a, type: agent, agent_name: x, retry: {strategy: random}}`, "a", `strategy "random"`},
+		{"map without start_step", "", "w", "start_step is not set"},
 		{"cache without key", `{id: a, type: agent, agent_name: x, cache: {ttl_seconds: 5}}`, "a", "cache needs key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := steps.Parse([]byte("workflow_id: w\nsteps:\n  - " + tc.doc + "\n"))
+			doc := "workflow_id: w\nsteps:\n  - " + tc.doc + "\n"
+			if tc.doc == "" {
+				doc = "workflow_id: w\nsteps: {a: {type: agent, agent_name: x}}\n"
+			}
+			_, err := steps.Parse([]byte(doc))
 			requireProblem(t, err, tc.element, tc.message)
 		})
 	}

@@ -12,7 +12,7 @@
 //	name: Research a topic       # optional
 //	description: ...             # optional
 //	version: 1                   # optional, informative
-//	start_step: search           # optional; the first step listed by default
+//	start_step: search           # the first step listed by default; required when steps is a map
 //	variables: {topic: ai}       # optional; default variables of every instance
 //	steps:                       # a list of steps, or a map of steps by id
 //	  - id: search               # required in a list; unique

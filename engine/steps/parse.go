@@ -48,6 +48,9 @@ func Parse(data []byte) (*model.Definition, error) {
 	if len(probs) > 0 {
 		return nil, probs
 	}
+	if w.StartStep == "" && bytes.HasPrefix(bytes.TrimSpace(w.Steps), []byte("{")) {
+		return nil, model.Problems{{ElementID: cmpOr(w.WorkflowID, w.ID), Message: "steps is a map, which has no order, and start_step is not set: name the step that runs first"}}
+	}
 	return Convert(&w, list)
 }
 
@@ -151,7 +154,8 @@ func stepList(raw json.RawMessage) ([]*Step, model.Problems) {
 		for id, r := range byID {
 			entries = append(entries, entry{key: id, raw: r})
 		}
-		// a map has no order: steps are sorted by id, and start_step says where to begin
+		// a map has no order: steps are sorted by id (for the order of
+		// problems), and start_step says where to begin
 		sort.Slice(entries, func(i, j int) bool { return entries[i].key < entries[j].key })
 	}
 	var out []*Step
