@@ -131,6 +131,7 @@ func TestParseProblems(t *testing.T) {
 		{"unknown next_step", `{id: a, type: agent, agent_name: x, next_step: b}`, "a", `next_step "b" is not a step`},
 		{"agent without agent_name", `{id: a, type: agent}`, "a", "needs agent_name"},
 		{"field of another type", `{id: a, type: agent, agent_name: x, then: a}`, "a", "a step of type agent has no then"},
+		{"input_mapping on a gateway", "{id: a, type: parallel, parallel_steps: [b], input_mapping: {x: y}}\n  - {id: b, type: agent, agent_name: x}", "a", "a step of type parallel has no input_mapping"},
 		{"unknown then", `{id: a, type: conditional, condition: x, then: b}`, "a", `then "b" is not a step`},
 		{"conditional without condition", "{id: a, type: conditional, then: b}\n  - {id: b, type: agent, agent_name: x}", "a", "needs a condition"},
 		{"cycle", "{id: a, type: agent, agent_name: x, next_step: b}\n  - {id: b, type: agent, agent_name: x, next_step: a}", "a", "cycle"},
