@@ -161,6 +161,9 @@ func (x *instance) jobFailed(c command) {
 	if t.outer != 0 && x.innerFailed(t, msg) {
 		return // the multi-instance activity's error policy goes on without it
 	}
+	if x.innerBodyFailed(t, msg) {
+		return // the same, for work inside a multi-instance sub-process
+	}
 	if x.branchFailed(t, errorCode(c.err), msg) {
 		return // the branch of a policy join failed: the join counts it
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/workflowpp/wfpp/engine/model"
 	"github.com/workflowpp/wfpp/engine/script"
 	"github.com/workflowpp/wfpp/engine/statemachine"
+	"github.com/workflowpp/wfpp/engine/steps"
 	"github.com/workflowpp/wfpp/gateways"
 )
 
@@ -109,6 +110,7 @@ const (
 	FormatGraph = string(model.FormatGraph)
 	// FormatStateMachine is a type: state_machine document, JSON or YAML.
 	FormatStateMachine = string(model.FormatStateMachine)
+	FormatSteps        = string(model.FormatSteps)
 )
 
 // DetectFormat guesses the format of a definition from its first bytes.
@@ -123,6 +125,8 @@ func DetectFormat(src []byte) string {
 		return FormatGraph
 	case bytes.Contains(s, []byte(`"startNode"`)):
 		return FormatDAG
+	case steps.Detect(s): // state machines, which it matches too, are told apart above
+		return FormatSteps
 	}
 	return FormatGraph
 }
@@ -146,8 +150,10 @@ func parse(src []byte, format string, opts bpmn.Options) (*model.Definition, err
 		return graph.Parse(src)
 	case FormatStateMachine:
 		return statemachine.Parse(src)
+	case FormatSteps:
+		return steps.Parse(src)
 	}
-	return nil, fmt.Errorf("unknown definition format %q: use bpmn, dag, graph or state_machine", format)
+	return nil, fmt.Errorf("unknown definition format %q: use bpmn, dag, graph, steps or state_machine", format)
 }
 
 // Validate reports every problem of a parsed definition, compiling its

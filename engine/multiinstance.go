@@ -169,6 +169,34 @@ func (x *instance) innerFailed(in *token, msg string) bool {
 	return true
 }
 
+// innerBodyFailed ends the instance of a multi-instance sub-process whose
+// body holds t, work that failed for good, when the sub-process's error
+// policy goes on without it (see innerFailed), and reports whether it did.
+// The nearest multi-instance sub-process around t decides.
+func (x *instance) innerBodyFailed(t *token, msg string) bool {
+	for id := t.scope; id != 0; {
+		sc := x.scope(id)
+		if sc == nil {
+			return false
+		}
+		owner := x.token(sc.token)
+		if owner == nil {
+			return false
+		}
+		if owner.outer == 0 {
+			id = sc.parent
+			continue
+		}
+		mi := owner.node.Loop
+		if mi == nil || mi.ErrorPolicy == "" || mi.ErrorPolicy == model.ErrorPolicyStop {
+			return false
+		}
+		x.terminateScope(sc.id)
+		return x.innerFailed(owner, msg)
+	}
+	return false
+}
+
 // innerEnded counts instance in of outer's multi-instance activity done
 // and ends the activity when it was the last, or when the completion
 // condition holds; else starts the next one waiting.

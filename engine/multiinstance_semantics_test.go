@@ -204,3 +204,52 @@ func TestMultiInstanceErrorPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestMultiInstanceSubProcessErrorPolicy: a multi-instance sub-process's
+// error policy applies to work that fails inside its body: the item's
+// instance ends (its other work cancelled) and the rest go on.
+func TestMultiInstanceSubProcessErrorPolicy(t *testing.T) {
+	t.Parallel()
+	for _, policy := range []string{"", "continue", "collect"} {
+		t.Run("policy "+policy, func(t *testing.T) {
+			t.Parallel()
+			h := setup(t)
+			h.e.RegisterHandler("check", engine.HandlerFunc(func(_ context.Context, job *engine.Job) (map[string]any, error) {
+				if n, _ := job.Variables["n"].(int64); n == 2 {
+					return nil, engine.Permanent(errors.New("two is not allowed"))
+				}
+				return nil, nil
+			}))
+			h.e.RegisterHandler("after", engine.HandlerFunc(func(context.Context, *engine.Job) (map[string]any, error) { return nil, nil }))
+			attr := ""
+			if policy != "" {
+				attr = ` wf:errorPolicy="` + policy + `"`
+			}
+			h.deploySource(callBPMN(`<process id="p" isExecutable="true" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0">
+    <startEvent id="s"/>
+    <subProcess id="each">
+      <multiInstanceLoopCharacteristics` + attr + `>
+        <extensionElements><zeebe:loopCharacteristics inputCollection="=[1, 2, 3]" inputElement="n"/></extensionElements>
+      </multiInstanceLoopCharacteristics>
+      <startEvent id="bs"/><serviceTask id="check" wf:type="check"/><serviceTask id="after" wf:type="after"/><endEvent id="be"/>
+      <sequenceFlow id="b1" sourceRef="bs" targetRef="check"/><sequenceFlow id="b2" sourceRef="check" targetRef="after"/><sequenceFlow id="b3" sourceRef="after" targetRef="be"/>
+    </subProcess>
+    <endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="each"/><sequenceFlow id="f2" sourceRef="each" targetRef="e"/></process>`))
+			inst := h.start("p", nil)
+			if policy == "" {
+				h.requireStatus(inst.ID, engine.StatusIncident)
+				return
+			}
+			snap := h.requireStatus(inst.ID, engine.StatusCompleted)
+			require.Equal(t, 2, h.count(inst.ID, engine.EventElementCompleted, "after"), "the failed item's instance ended at its failure")
+			if policy == "continue" {
+				require.NotContains(t, snap.Variables, "errors")
+				return
+			}
+			failures := snap.Variables["errors"].([]any)
+			require.Len(t, failures, 1)
+			require.Contains(t, failures[0].(map[string]any)["error"], "two is not allowed")
+		})
+	}
+}

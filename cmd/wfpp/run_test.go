@@ -47,3 +47,34 @@ func TestRunCallsDeployedProcess(t *testing.T) {
 	require.Equal(t, exitIncident, code, "without the called process deployed: an incident")
 	require.Contains(t, stdout.String(), `no deployed definition holds process \"shipping\"`)
 }
+
+// TestRunStepsWorkflow: wfpp validate and wfpp run read the steps format
+// (detected by its steps): a sub_workflow deployed first, agents done by
+// --jobs noop.
+func TestRunStepsWorkflow(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"validate", "../../testdata/steps/sub_workflow.yaml", "../../testdata/steps/parallel.json"}, &stdout, &stderr)
+	require.Equal(t, 0, code, "stderr: %s\nstdout: %s", stderr.String(), stdout.String())
+
+	stdout.Reset()
+	code = run(context.Background(), []string{
+		"run", "../../testdata/steps/sub_workflow.yaml", "--deploy", "../../testdata/steps/agent.yaml", "--vars", `{"subject": "news"}`,
+	}, &stdout, &stderr)
+	require.Equal(t, exitCompleted, code, "stderr: %s\nstdout: %s", stderr.String(), stdout.String())
+	var res struct {
+		Status   string
+		Visited  []string
+		Children []struct{ Process, Status string }
+	}
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &res))
+	require.Equal(t, []string{"weekly-report__start", "research", "send", "send__end"}, res.Visited)
+	require.Len(t, res.Children, 1)
+	require.Equal(t, "research", res.Children[0].Process)
+	require.Equal(t, "completed", res.Children[0].Status)
+
+	stdout.Reset()
+	code = run(context.Background(), []string{"validate", "testdata/bad.steps.yaml"}, &stdout, &stderr)
+	require.Equal(t, 1, code)
+	require.Contains(t, stdout.String(), `testdata/bad.steps.yaml: publish: next_step "archive" is not a step: name one`)
+}

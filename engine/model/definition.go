@@ -10,6 +10,7 @@ const (
 	// FormatStateMachine is a type: state_machine document (advanced
 	// features §11, JSON or YAML), read by package statemachine.
 	FormatStateMachine Format = "state_machine"
+	FormatSteps        Format = "steps" // the steps JSON/YAML format (advanced-features design)
 )
 
 // Definition is a parsed, linked process definition: what gets deployed.

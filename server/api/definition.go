@@ -10,8 +10,8 @@ import (
 )
 
 // formatOf maps a request's Content-Type to a definition format; "" lets
-// the engine tell the JSON and YAML formats apart (YAML is graph unless it
-// says type: state_machine).
+// the engine tell the JSON and YAML formats apart (DAG, graph, steps,
+// state machines).
 func formatOf(contentType string) (string, bool) {
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
@@ -29,7 +29,7 @@ func formatOf(contentType string) (string, bool) {
 }
 
 // deploy is POST /api/v1/definitions: 201 with the new version, 200 when the
-// source equals the latest version. ?format=bpmn|dag|graph|form overrides
+// source equals the latest version. ?format=bpmn|dag|graph|steps|form overrides
 // what the Content-Type says (JSON is otherwise told apart by its shape: a
 // form-js schema deploys as a form). A multipart/form-data body deploys
 // several files at once, forms first, so its definitions can link them
@@ -45,15 +45,15 @@ func (s *Service) deploy(c *fiber.Ctx) error {
 	if !ok {
 		return &Error{
 			Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
-			Message: "Content-Type must be application/xml or text/xml (BPMN), application/json (DAG, graph or form), application/yaml (graph) or multipart/form-data (several files)",
+			Message: "Content-Type must be application/xml or text/xml (BPMN), application/json (DAG, graph, steps or form), application/yaml (graph or steps) or multipart/form-data (several files)",
 		}
 	}
 	switch q := c.Query("format"); q {
 	case "":
-	case engine.FormatBPMN, engine.FormatDAG, engine.FormatGraph, engine.FormatStateMachine, formatForm:
+	case engine.FormatBPMN, engine.FormatDAG, engine.FormatGraph, engine.FormatSteps, engine.FormatStateMachine, formatForm:
 		format = q
 	default:
-		return BadRequest("query parameter \"format\" is %q: use bpmn, dag, graph, state_machine or form", q)
+		return BadRequest("query parameter \"format\" is %q: use bpmn, dag, graph, steps, state_machine or form", q)
 	}
 	if len(c.Request().Body()) == 0 {
 		return BadRequest("request body is empty: send the definition's source")

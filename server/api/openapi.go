@@ -26,7 +26,7 @@ var apiOperations = []apiOperation{
 	{"get", "/openapi.json", "meta", "This OpenAPI document", nil, "", 200, "", nil},
 	{"get", "/me", "meta", "The user the request acts as", nil, "", 200, "User", []int{401}},
 
-	{"post", "/definitions", "definitions", "Deploy a definition (BPMN XML, JSON DAG, graph JSON/YAML, or a JSON envelope {source, format, changeSummary, status, makeDefault}); status active (default: it becomes the default version unless makeDefault is false) or draft; 200 when the latest version has the same source", []string{"format", "changeSummary", "status", "makeDefault"}, "DefinitionSource", 201, "DefinitionRecord", []int{413, 415, 422}},
+	{"post", "/definitions", "definitions", "Deploy a definition (BPMN XML, JSON DAG, graph, steps or state-machine JSON/YAML, or a JSON envelope {source, format, changeSummary, status, makeDefault}); status active (default: it becomes the default version unless makeDefault is false) or draft; 200 when the latest version has the same source", []string{"format", "changeSummary", "status", "makeDefault"}, "DefinitionSource", 201, "DefinitionRecord", []int{413, 415, 422}},
 	{"post", "/definitions/validate", "definitions", "Validate a definition without deploying it: 200 with its problems by element id", nil, "DefinitionSource", 200, "Validation", []int{415}},
 	{"get", "/definitions", "definitions", "List definitions: the latest version of each key, with version and instance counts", []string{"limit", "cursor"}, "", 200, "DefinitionPage", nil},
 	{"get", "/definitions/{key}", "definitions", "Get the latest version with its model summary and source, every version's status, change summary and default flag, and the default version", nil, "", 200, "DefinitionView", []int{404}},

@@ -191,7 +191,7 @@ async function load() {
           const b = document.getElementById(id);
           if (b) b.disabled = true;
         }
-        flash(`${key} is written as a ${{ dag: 'JSON DAG', state_machine: 'state machine' }[format] || 'graph'}: it shows here as BPMN, read only. Download XML saves it as BPMN; deploy the BPMN as a new key to work on it here.`);
+        flash(`${key} is written as a ${{ dag: 'JSON DAG', steps: 'steps workflow', state_machine: 'state machine' }[format] || format}: it shows here as BPMN, read only. Download XML saves it as BPMN; deploy the BPMN as a new key to work on it here.`);
         return;
       }
       if (draft) flash(`You have a saved draft of ${key}: press "Restore draft" to open it.`);
