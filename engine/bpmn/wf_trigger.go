@@ -48,3 +48,21 @@ func (c *converter) processTriggers(p *model.Process, e *element) {
 		p.Triggers = append(p.Triggers, tr)
 	}
 }
+
+// triggers writes a process's chain triggers as processTriggers reads them.
+func (w *exporter) triggers(trs []model.ChainTrigger) {
+	for _, tr := range trs {
+		version, all := "", ""
+		if tr.Binding == model.BindingVersion {
+			version = strconv.Itoa(tr.Version)
+		}
+		if tr.AllVariables {
+			all = "true"
+		}
+		w.open("wf:trigger", "on", tr.On, "target", tr.Target, "version", version, "condition", tr.Condition, "allVariables", all)
+		for _, m := range tr.Input {
+			w.leaf("wf:input", "", "source", m.Source, "target", m.Target)
+		}
+		w.close("wf:trigger")
+	}
+}
