@@ -25,7 +25,11 @@ import (
 //     which recovery starts.
 //
 // Each (ended instance, trigger) thus starts at most one instance, and
-// exactly one once the end is stored. The new instance names what
+// exactly one once the end is stored. An end whose commit failed is not
+// stored: the instance it triggered waits, unstarted, until its trigger
+// ends again (the new end finds it by its request id and starts it), and
+// recovery leaves it alone while its trigger has not ended
+// (waitsForItsTrigger). The new instance names what
 // triggered it (Snapshot.TriggeredBy); the ended one's history names what
 // it started (chain.started), refused (chain.refused: the chain depth
 // limit) or could not start (chain.failed: no such definition, a mapping
@@ -140,6 +144,13 @@ func (x *instance) chainStart(i int, tr model.ChainTrigger, depth int) (*startRe
 	}
 	existing, err := x.e.store.CreateInstance(ctx, sr.snap)
 	switch {
+	case errors.Is(err, ErrDuplicate) && unstarted(existing):
+		// An earlier attempt at this end stored it, and its commit failed:
+		// start that one now, as it was stored.
+		req.id, req.Version = existing.ID, existing.Version
+		if sr, err = x.e.prepareStart(ctx, req); err != nil {
+			return nil, err
+		}
 	case errors.Is(err, ErrDuplicate):
 		sr.snap = existing
 		return sr, nil
@@ -157,4 +168,30 @@ func (e *Engine) runChained(ctx context.Context, sr *startRequest) {
 	if err != nil && !errors.Is(err, ErrClosed) && ctx.Err() == nil {
 		e.cfg.Logger.Error("starting a chained instance", "instance_id", sr.snap.ID, "err", err)
 	}
+}
+
+// unstarted reports whether s was stored for an idempotent start that has
+// not run yet.
+func unstarted(s *Snapshot) bool {
+	return s.Seq == 0 && len(s.Tokens) == 0 && s.Status == StatusRunning
+}
+
+// waitsForItsTrigger reports whether recovery must leave s unstarted: a
+// triggered instance stored before its trigger's end was, whose trigger
+// has not ended (or was never stored: a start whose first commit failed).
+// The trigger ending again starts it.
+func waitsForItsTrigger(ctx context.Context, e *Engine, s *Snapshot) bool {
+	if s.TriggeredBy == nil || !unstarted(s) {
+		return false
+	}
+	trigger, err := e.store.Instance(ctx, s.TriggeredBy.InstanceID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		e.cfg.Logger.Warn("a triggered instance waits for an instance that was never stored: it will not start",
+			"instance_id", s.ID, "trigger_instance_id", s.TriggeredBy.InstanceID)
+		return true
+	case err != nil:
+		return false // start it: an end that might not be stored beats one never acted on
+	}
+	return !trigger.Status.Done()
 }

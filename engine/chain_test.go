@@ -145,17 +145,16 @@ func TestChainTriggerChecksAtDeploy(t *testing.T) {
 	require.ErrorContains(t, err, `trigger 2 of process "order" has no target`)
 }
 
-// commitRefuser fails the commits of instances a trigger started while
-// refuse is set: the engine goes down with such an instance stored (its
-// request id claimed) but never run.
+// commitRefuser fails every commit with a change refuse selects, as a
+// store that went away at that moment would.
 type commitRefuser struct {
 	engine.Store
-	refuse bool
+	refuse func(*engine.Snapshot) bool
 }
 
 func (s *commitRefuser) Commit(ctx context.Context, b *engine.Batch) error {
 	for _, c := range b.Changes {
-		if s.refuse && c.Snapshot.TriggeredBy != nil {
+		if s.refuse(c.Snapshot) {
 			return engine.ErrUnavailable
 		}
 	}
@@ -170,7 +169,9 @@ func TestChainSurvivesRestart(t *testing.T) {
 	st := memstore.New()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	first := engineOn(t, &commitRefuser{Store: st, refuse: true})
+	// The engine goes down with the invoice stored (its request id claimed)
+	// but never run.
+	first := engineOn(t, &commitRefuser{Store: st, refuse: func(s *engine.Snapshot) bool { return s.TriggeredBy != nil }})
 	_, _, err := first.Deploy(ctx, engine.DeployRequest{Source: chainBPMN(invoiceProcess)})
 	require.NoError(t, err)
 	_, _, err = first.Deploy(ctx, engine.DeployRequest{Source: chainBPMN(orderProcess(
@@ -202,4 +203,53 @@ func TestChainSurvivesRestart(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 10, asInt64(inv.Variables["total"]))
 	require.Equal(t, order.ID, inv.TriggeredBy.InstanceID)
+}
+
+// TestChainEndNotStored: the commit of the order's end fails after the
+// invoice it triggers was stored; the invoice does not run for an end
+// that is not stored, not even after a restart. When the order ends again
+// on the next engine, that invoice starts, once.
+func TestChainEndNotStored(t *testing.T) {
+	t.Parallel()
+	st := memstore.New()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	first := engineOn(t, &commitRefuser{Store: st, refuse: func(s *engine.Snapshot) bool {
+		return s.DefinitionKey == "approve" && s.Status == engine.StatusCompleted
+	}})
+	_, _, err := first.Deploy(ctx, engine.DeployRequest{Source: chainBPMN(invoiceProcess)})
+	require.NoError(t, err)
+	_, _, err = first.Deploy(ctx, engine.DeployRequest{Source: chainBPMN(`<process id="approve" isExecutable="true"><extensionElements>
+      <wf:trigger on="completed" target="invoice"><wf:input source="=total" target="total"/></wf:trigger></extensionElements>
+    <startEvent id="s"/><userTask id="ok"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="ok"/><sequenceFlow id="f2" sourceRef="ok" targetRef="e"/></process>`)})
+	require.NoError(t, err)
+	order, _, err := first.Start(ctx, engine.StartRequest{Definition: "approve"})
+	require.NoError(t, err)
+	_, err = first.CompleteTask(ctx, order.Tasks[0].ID, "tester", map[string]any{"total": 8})
+	require.ErrorIs(t, err, engine.ErrUnavailable, "the end's commit fails")
+	invoices, _, err := st.Instances(ctx, engine.InstanceFilter{TriggeredBy: order.ID})
+	require.NoError(t, err)
+	require.Len(t, invoices, 1, "the invoice was stored before the end's commit")
+	first.Close()
+
+	second := engineOn(t, st)
+	snap, err := second.Instance(ctx, order.ID)
+	require.NoError(t, err)
+	require.Equal(t, engine.StatusWaiting, snap.Status, "the end is not stored")
+	inv, err := second.Instance(ctx, invoices[0].ID)
+	require.NoError(t, err)
+	require.Zero(t, inv.Seq, "recovery does not run the invoice of an end that is not stored")
+	_, err = second.CompleteTask(ctx, snap.Tasks[0].ID, "tester", map[string]any{"total": 9})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		snap, err := second.Instance(ctx, invoices[0].ID)
+		return err == nil && snap.Status == engine.StatusWaiting
+	}, 10*time.Second, 5*time.Millisecond, "the order ends again and starts the stored invoice")
+	invoices, _, err = st.Instances(ctx, engine.InstanceFilter{TriggeredBy: order.ID})
+	require.NoError(t, err)
+	require.Len(t, invoices, 1, "exactly one invoice")
+	inv, err = second.Instance(ctx, invoices[0].ID)
+	require.NoError(t, err)
+	require.EqualValues(t, 9, asInt64(inv.Variables["total"]), "with the variables of the end that was stored")
 }
