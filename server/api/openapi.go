@@ -172,6 +172,9 @@ func apiSchemas() map[string]any {
 			"tasks": map[string]any{"type": "array", "items": ref("Task")}, "incidents": map[string]any{"type": "array", "items": ref("Incident")},
 			"history": map[string]any{"type": "array", "items": anyOb}, "statusUrl": str, "startedAt": tim, "endedAt": tim,
 			"parent": anyOb, "children": map[string]any{"type": "array", "items": anyOb},
+			"triggeredBy": obj(map[string]any{"instanceId": str, "definition": str, "trigger": num, "depth": num}), "triggered": map[string]any{
+				"type": "array", "items": obj(map[string]any{"id": str, "definition": str, "trigger": num, "status": str, "statusUrl": str}),
+			},
 			"queued": obj(map[string]any{"position": num}), "deadline": tim, "retriesUsed": num,
 			"progress": obj(map[string]any{
 				"percent": num, "eta": map[string]any{"type": []string{"string", "null"}, "format": "date-time"},
