@@ -253,3 +253,27 @@ func TestChainEndNotStored(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 9, asInt64(inv.Variables["total"]), "with the variables of the end that was stored")
 }
+
+func TestChainOnCancelled(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deploySource(chainBPMN(invoiceProcess))
+	h.deploySource(chainBPMN(`<process id="approve" isExecutable="true"><extensionElements>
+      <wf:trigger on="cancelled" target="invoice" condition="=reason = &quot;customer&quot;"><wf:input source="=reason" target="why"/></wf:trigger></extensionElements>
+    <startEvent id="s"/><userTask id="ok"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="ok"/><sequenceFlow id="f2" sourceRef="ok" targetRef="e"/></process>`))
+
+	byCustomer := h.start("approve", map[string]any{"reason": "customer"})
+	_, err := h.e.Cancel(h.ctx, byCustomer.ID)
+	require.NoError(t, err)
+	h.idle()
+	started := h.triggered(byCustomer.ID)
+	require.Len(t, started, 1)
+	require.Equal(t, "customer", started[0].Variables["why"])
+
+	other := h.start("approve", map[string]any{"reason": "ops"})
+	_, err = h.e.Cancel(h.ctx, other.ID)
+	require.NoError(t, err)
+	h.idle()
+	require.Empty(t, h.triggered(other.ID), "the condition does not hold")
+}
