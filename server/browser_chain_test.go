@@ -38,11 +38,9 @@ func TestBrowserChainTrigger(t *testing.T) {
 		chromedp.WaitVisible(entry+` .wf-trigger-add`),
 		chromedp.Click(entry+` .wf-trigger-add`),
 		chromedp.WaitVisible(entry+` .wf-trigger input[data-attr="target"]`),
-		chromedp.SendKeys(entry+` .wf-trigger input[data-attr="target"]`, "invoice"),
-		js(`document.querySelector('`+entry+` .wf-trigger input[data-attr="target"]').blur()`),
+		enterText(entry+` .wf-trigger input[data-attr="target"]`, "invoice"),
 		waitJS(trigger+`?.get('target') === 'invoice'`),
-		chromedp.SendKeys(entry+` .wf-trigger textarea[data-attr="inputs"]`, "orderId: =orderId"),
-		js(`document.querySelector('`+entry+` .wf-trigger textarea[data-attr="inputs"]').blur()`),
+		enterText(entry+` .wf-trigger textarea[data-attr="inputs"]`, "orderId: =orderId"),
 		waitJS(trigger+`?.inputs?.[0]?.source === '=orderId'`),
 		chromedp.Click(`#btn-deploy`),
 		chromedp.WaitVisible(`#deployed-link`),
@@ -84,4 +82,11 @@ func TestBrowserChainTrigger(t *testing.T) {
 	snap, err := srv.eng.Instance(context.Background(), invoice)
 	require.NoError(t, err)
 	require.Equal(t, &engine.ChainRef{InstanceID: order.ID, Definition: "order", Depth: 1}, snap.TriggeredBy)
+}
+
+// enterText puts text into the box sel names as one edit and leaves it, as a
+// user does: focus, the value, blur. (Keys sent one by one can land in a
+// box the panel re-renders meanwhile, after the previous box's save.)
+func enterText(sel, text string) chromedp.Action[chromedp.Void] {
+	return js(fmt.Sprintf(`(() => { const b = document.querySelector(%q); b.focus(); b.value = %q; b.dispatchEvent(new Event('input', {bubbles: true})); b.blur(); })()`, sel, text))
 }
