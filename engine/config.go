@@ -52,8 +52,12 @@ type Config struct {
 	// MaxCallDepth bounds how deeply call activities nest (default
 	// MaxCallDepthDefault); deeper, the call activity raises an incident.
 	MaxCallDepth int
-	MaxBatch     int // commands an applier applies before it commits
-	Unhandled    UnhandledJobs
+	// MaxChainDepth bounds how long a chain of instances started by
+	// triggers grows (default MaxChainDepthDefault); beyond it the start
+	// is not made and the ended instance's history says so (chain.refused).
+	MaxChainDepth int
+	MaxBatch      int // commands an applier applies before it commits
+	Unhandled     UnhandledJobs
 	// MaxVariableBytes caps one variable a caller sets (start, task
 	// completion, message, job result, resolve, set variables), measured as
 	// JSON; MaxInstanceVariableBytes caps all of an instance's variables
@@ -97,6 +101,7 @@ func (c Config) WithDefaults() Config {
 	c.JobTimeout = cmp.Or(c.JobTimeout, JobTimeoutDefault)
 	c.MaxSteps = cmp.Or(c.MaxSteps, MaxStepsDefault)
 	c.MaxCallDepth = cmp.Or(c.MaxCallDepth, MaxCallDepthDefault)
+	c.MaxChainDepth = cmp.Or(c.MaxChainDepth, MaxChainDepthDefault)
 	c.MaxBatch = cmp.Or(c.MaxBatch, MaxBatchDefault)
 	c.MessageBuffer = cmp.Or(c.MessageBuffer, MessageBufferDefault)
 	c.MaxVariableBytes = cmp.Or(c.MaxVariableBytes, MaxVariableBytesDefault)

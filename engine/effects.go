@@ -21,7 +21,8 @@ type effects struct {
 	ends        []childEnd // called instances that ended, to tell their callers
 	cancels     []string   // called instances whose call activity was withdrawn
 	escalations []childEscalation
-	deadlines   []timerArm // instance timeouts to arm (timeout.go)
+	deadlines   []timerArm      // instance timeouts to arm (timeout.go)
+	chains      []*startRequest // instances triggers stored, to run (chain.go)
 }
 
 type timerArm struct {
@@ -76,6 +77,10 @@ func (f *effects) run(e *Engine) {
 		e.busy.Add(1)
 		go func() { defer e.done(); e.startChild(e.ctx, cs) }()
 	}
+	for _, sr := range f.chains {
+		e.busy.Add(1)
+		go func() { defer e.done(); e.runChained(e.ctx, sr) }()
+	}
 	for _, end := range f.ends {
 		e.busy.Add(1)
 		go func() { defer e.done(); e.tellParent(e.ctx, end) }()
@@ -129,4 +134,6 @@ func (f *effects) reset() {
 	f.escalations = f.escalations[:0]
 	clear(f.deadlines)
 	f.deadlines = f.deadlines[:0]
+	clear(f.chains)
+	f.chains = f.chains[:0]
 }

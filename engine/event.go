@@ -23,8 +23,11 @@ const (
 	EventGatewayReset      EventType = "gateway.reset"     // a complex gateway's other branches came (or cannot): it waits for start again
 
 	EventJobCreated    EventType = "job.created"
-	EventCallStarted   EventType = "call.started" // a call activity started its child instance
-	EventCallEnded     EventType = "call.ended"   // the child completed; the call activity goes on
+	EventCallStarted   EventType = "call.started"  // a call activity started its child instance
+	EventCallEnded     EventType = "call.ended"    // the child completed; the call activity goes on
+	EventChainStarted  EventType = "chain.started" // an ending instance's trigger started another (chain.go)
+	EventChainRefused  EventType = "chain.refused" // a trigger did not start one: the chain depth limit
+	EventChainFailed   EventType = "chain.failed"  // a trigger could not start one (no such definition, a failing mapping)
 	EventJobFailed     EventType = "job.failed"
 	EventJobRetrying   EventType = "job.retrying"
 	EventTaskCreated   EventType = "task.created"

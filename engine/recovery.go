@@ -28,6 +28,9 @@ func (e *Engine) recover(ctx context.Context) error {
 	e.limits.beginRecovery()
 	defer e.limits.endRecovery()
 	return e.store.Unfinished(ctx, func(s *Snapshot) error {
+		if waitsForItsTrigger(ctx, e, s) {
+			return nil
+		}
 		e.recoverLimits(ctx, s)
 		return e.submit(ctx, command{kind: cmdLoad, inst: s.ID, snap: s})
 	})

@@ -25,6 +25,8 @@ type Snapshot struct {
 	Tasks         []Task         `json:"tasks,omitempty" bson:"tasks,omitempty"` // open inbox tasks
 	StartElement  string         `json:"startElement,omitempty" bson:"start_element,omitempty"`
 	Parent        *ParentRef     `json:"parent,omitempty" bson:"parent,omitempty"` // the call activity that started it
+	// TriggeredBy: the instance whose end started it through a trigger (chain.go).
+	TriggeredBy *ChainRef `json:"triggeredBy,omitempty" bson:"triggered_by,omitempty"`
 	// Compensable are the completed activities a compensation can undo, in
 	// the order they completed (compensation.go).
 	Compensable []Compensable `json:"compensable,omitempty" bson:"compensable,omitempty"`

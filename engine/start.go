@@ -30,6 +30,8 @@ type StartRequest struct {
 	id     string        // a call activity's child: the id its caller holds
 	parent *ParentRef    // a call activity's child: its caller
 	fired  model.Trigger // Triggered: the definition of the start event that happened
+	// triggeredBy: a chained start, the instance whose end made it (chain.go)
+	triggeredBy *ChainRef
 }
 
 // startRequest is a start the applier carries out.
@@ -159,7 +161,7 @@ func (e *Engine) prepareStart(ctx context.Context, req StartRequest) (*startRequ
 		id = newID()
 	}
 	snap := &Snapshot{
-		ID: id, Parent: req.parent, DefinitionID: rec.ID, DefinitionKey: rec.Key, Version: rec.Version, ProcessID: proc.ID,
+		ID: id, Parent: req.parent, TriggeredBy: req.triggeredBy, DefinitionID: rec.ID, DefinitionKey: rec.Key, Version: rec.Version, ProcessID: proc.ID,
 		BusinessKey: req.BusinessKey, RequestID: req.RequestID, Status: StatusRunning, Variables: vars,
 		Started: now, Updated: now, StartElement: startID(start),
 	}

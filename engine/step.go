@@ -417,4 +417,5 @@ func (x *instance) finish(s Status, typ EventType, detail map[string]any) {
 	}
 	x.emit(typ, nil, nil, detail)
 	x.ended()
+	x.chain()
 }

@@ -174,6 +174,7 @@ type InstanceFilter struct {
 	Status        []Status
 	BusinessKey   string
 	ParentID      string // instances a call activity of this instance started
+	TriggeredBy   string // instances the triggers of this instance started (chain.go)
 	StartedAfter  time.Time
 	StartedBefore time.Time
 	Cursor        string

@@ -46,6 +46,10 @@ var limitVars = []struct {
 		func(e *engine.Config, _ *server.Config, n int) { e.BPMN.MaxAttributes = n },
 	},
 	{
+		"WFPP_MAX_CHAIN_DEPTH", "instances a chain of triggers starts one after another (default 10)", false,
+		func(e *engine.Config, _ *server.Config, n int) { e.MaxChainDepth = n },
+	},
+	{
 		"WFPP_BPMN_MAX_DEPTH", "nesting of elements in one BPMN file (default 200)", false,
 		func(e *engine.Config, _ *server.Config, n int) { e.BPMN.MaxDepth = n },
 	},

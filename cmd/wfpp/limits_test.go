@@ -18,7 +18,7 @@ func TestApplyLimits(t *testing.T) {
 	env := map[string]string{
 		"WFPP_MAX_VARIABLE": "2KiB", "WFPP_MAX_INSTANCE_VARIABLES": " 3 MiB ", "WFPP_SCRIPT_MEMORY": "1GiB",
 		"WFPP_BPMN_MAX_VALUE": "1000", "WFPP_BPMN_MAX_ELEMENTS": "50", "WFPP_BPMN_MAX_ATTRIBUTES": "70", "WFPP_BPMN_MAX_DEPTH": "9",
-		"WFPP_MAX_BODY": "1MiB",
+		"WFPP_MAX_BODY": "1MiB", "WFPP_MAX_CHAIN_DEPTH": "4",
 	}
 	var e engine.Config
 	var s server.Config
@@ -31,6 +31,7 @@ func TestApplyLimits(t *testing.T) {
 	require.Equal(t, 70, e.BPMN.MaxAttributes)
 	require.Equal(t, 9, e.BPMN.MaxDepth)
 	require.Equal(t, 1<<20, s.BodyLimit)
+	require.Equal(t, 4, e.MaxChainDepth)
 
 	for k, v := range map[string]string{"WFPP_MAX_VARIABLE": "lots", "WFPP_BPMN_MAX_ELEMENTS": "5KiB", "WFPP_SCRIPT_MEMORY": "-1", "WFPP_MAX_BODY": "0"} {
 		err := applyLimits(func(n string) string {

@@ -140,6 +140,7 @@ func (c *converter) process(e *element) *model.Process {
 	c.executable = p.Executable
 	p.Readers = splitList(e.attr(nsWF, "readers"))
 	c.processLimits(p, e)
+	c.processTriggers(p, e)
 	c.forms = map[string]string{}
 	p.VersionTag = e.attr(nsCamunda, "versionTag")
 	for _, f := range e.extensions(nsZeebe) {

@@ -110,6 +110,7 @@ func (w *exporter) process(def *model.Definition, p *model.Process) {
 		if len(def.Variables) > 0 && p == def.Main() {
 			x.leaf("wf:variables", jsonText(def.Variables))
 		}
+		x.triggers(p.Triggers)
 	})
 	w.scope(&p.Scope)
 	w.close("process")

@@ -18,6 +18,9 @@
 //	  "timeoutMs": 3600000,               // optional limits of every instance (model.Limits):
 //	  "maxConcurrentInstances": 10, "overLimit": "queue"|"refuse", "retryBudget": 20,
 //	  "failureMode": "fail"|"incident",   // what a failure nothing handles does; default fail
+//	  "triggers": [{"on": "completed"|"failed"|"cancelled", "target": "invoice", // optional; chaining:
+//	    "version": "latest"|3, "condition": "approved", // start target when an instance ends so
+//	    "input": {"orderId": "=orderId"}, "allVariables": false}], // (model.ChainTrigger)
 //	  "nodes": [{
 //	    "id": "validate",                 // required; letters, digits, _ . : -
 //	    "actionType": "order.validate",   // required; the job type a handler or worker serves

@@ -92,6 +92,11 @@ func Convert(wf *Workflow) (*model.Definition, error) {
 		return nil, probs
 	}
 	p.Limits = limits(wf)
+	triggers, probs := model.ChainTriggers(wf.ID, wf.Triggers)
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	p.Triggers = triggers
 	return finish(wf, p)
 }
 

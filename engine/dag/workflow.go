@@ -1,5 +1,7 @@
 package dag
 
+import "github.com/workflowpp/wfpp/engine/model"
+
 // Workflow is a JSON DAG document as written: what schema.json describes.
 type Workflow struct {
 	ID          string         `json:"id"`
@@ -15,6 +17,9 @@ type Workflow struct {
 	OverLimit              string `json:"overLimit"`   // queue (the default) or refuse
 	RetryBudget            int    `json:"retryBudget"` // retries of all of an instance's jobs together
 	FailureMode            string `json:"failureMode"` // fail (the default) or incident
+
+	// Triggers start other definitions when an instance ends (chaining).
+	Triggers []model.TriggerDoc `json:"triggers"`
 }
 
 // Node is one action of a Workflow.

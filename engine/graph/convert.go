@@ -24,6 +24,9 @@ func Convert(g *Graph) (*model.Definition, error) {
 	root := c.collect(&p.Scope, g.GraphID, g.StartNodeID, g.Nodes, g.Edges)
 	root.top = true
 	p.Limits = c.limits(g)
+	triggers, probs := model.ChainTriggers(g.GraphID, g.Triggers)
+	p.Triggers = triggers
+	c.probs = append(c.probs, probs...)
 	if len(c.probs) == 0 {
 		c.build(root)
 	}

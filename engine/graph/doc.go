@@ -17,6 +17,9 @@
 //	timeoutMs: 3600000            # optional limits of the instances, see Limits below
 //	maxConcurrentInstances: 5     #   (overLimit: queue|refuse, retryBudget: 10,
 //	onFailure: fail               #    onFailure: fail (default)|incident)
+//	triggers:                     # optional; start another definition when an instance ends
+//	  - {on: completed, target: invoice, version: latest, condition: approved,
+//	     input: {orderId: "=orderId"}, allVariables: false}   # (model.ChainTrigger)
 //	nodes:
 //	  - nodeId: score             # required; unique in the document, sub-flows included
 //	    type: Task                # Task|Timer|Manual|Subflow|IfElse|Switch|While|ForEach|Parallel|Validate

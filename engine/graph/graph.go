@@ -1,6 +1,10 @@
 package graph
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
 
 // Graph is a graph document as written, in JSON or YAML.
 type Graph struct {
@@ -19,6 +23,9 @@ type Graph struct {
 	OverLimit              string `json:"overLimit,omitempty"` // queue (the default) or refuse
 	RetryBudget            int    `json:"retryBudget,omitempty"`
 	OnFailure              string `json:"onFailure,omitempty"` // fail (the default) or incident
+
+	// Triggers start other definitions when an instance ends (chaining).
+	Triggers []model.TriggerDoc `json:"triggers,omitempty"`
 }
 
 // Node is one step of a graph; Configuration depends on Type.

@@ -25,6 +25,7 @@ func Validate(d *Definition, c Checks) Problems {
 	for _, p := range d.Processes {
 		v := validator{p: p, c: c, probs: &probs}
 		v.scope(&p.Scope)
+		v.triggers()
 		if !p.Executable {
 			// A non-executable process documents: its structure (starts,
 			// reachability, cycles) is checked, not what running it needs.

@@ -28,6 +28,10 @@ type InstanceView struct {
 	// childrenMax the reader may read); Parent, in the snapshot, is the
 	// call activity that started it.
 	Children []ChildLink `json:"children"`
+	// Triggered are the instances its end started through the triggers of
+	// its definition (chaining); TriggeredBy, in the snapshot, is the
+	// instance whose end started it.
+	Triggered []TriggeredLink `json:"triggered"`
 	// Progress is how far it is and when it should end (GET only).
 	Progress *engine.Progress `json:"progress,omitempty"`
 	// CurrentState and StateHistory are where an instance of a state
@@ -48,6 +52,15 @@ type ChildLink struct {
 	StatusURL  string        `json:"statusUrl"`
 }
 
+// TriggeredLink is an instance a chain trigger started.
+type TriggeredLink struct {
+	ID         string        `json:"id"`
+	Definition string        `json:"definition"`
+	Trigger    int           `json:"trigger"` // its index among the ended instance's triggers
+	Status     engine.Status `json:"status"`
+	StatusURL  string        `json:"statusUrl"`
+}
+
 // childrenMax bounds the children an instance view lists.
 const childrenMax = 500
 
@@ -55,7 +68,7 @@ const childrenMax = 500
 func ViewOf(s *engine.Snapshot) InstanceView {
 	v := InstanceView{
 		Snapshot: s, Tokens: s.TokenStates(), Variables: s.Variables, Tasks: s.Tasks, Incidents: s.Incidents,
-		StatusURL: statusURL(s.ID), Children: []ChildLink{}, Webhooks: webhookLinks(s),
+		StatusURL: statusURL(s.ID), Children: []ChildLink{}, Webhooks: webhookLinks(s), Triggered: []TriggeredLink{},
 	}
 	if v.Tokens == nil {
 		v.Tokens = []engine.TokenState{}
@@ -134,6 +147,9 @@ func (s *Service) getInstance(c *fiber.Ctx) error {
 	if v.Children, err = s.Children(ctx, identity.CurrentUser(c), snap.ID); err != nil {
 		return err
 	}
+	if v.Triggered, err = s.Triggered(ctx, identity.CurrentUser(c), snap.ID); err != nil {
+		return err
+	}
 	p, err := s.eng.Progress(ctx, snap)
 	if err != nil {
 		return err
@@ -178,6 +194,25 @@ func (s *Service) Children(ctx context.Context, u *identity.User, id string) ([]
 			continue
 		}
 		out = append(out, ChildLink{ID: k.ID, Definition: k.DefinitionKey, ProcessID: k.ProcessID, ElementID: k.Parent.ElementID, Status: k.Status, StatusURL: statusURL(k.ID)})
+	}
+	return out, nil
+}
+
+// Triggered lists the instances id's triggers started that u may read.
+func (s *Service) Triggered(ctx context.Context, u *identity.User, id string) ([]TriggeredLink, error) {
+	page, _, err := s.eng.Queries().Instances(ctx, engine.InstanceFilter{TriggeredBy: id, Limit: childrenMax})
+	if err != nil {
+		return nil, err
+	}
+	out := []TriggeredLink{}
+	for _, k := range page {
+		if ok, err := s.MayRead(ctx, u, k); err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		out = append(out, TriggeredLink{ID: k.ID, Definition: k.DefinitionKey, Trigger: k.TriggeredBy.Trigger, Status: k.Status, StatusURL: statusURL(k.ID)})
 	}
 	return out, nil
 }

@@ -200,6 +200,9 @@ func apiSchemas() map[string]any {
 			"parent": anyOb, "children": map[string]any{"type": "array", "items": anyOb},
 			"webhooks": map[string]any{"type": "array", "items": obj(map[string]any{"elementId": str, "url": str, "multiUse": boo, "createdAt": tim})}, "deadline": tim,
 			"queued": obj(map[string]any{"position": num}), "retriesUsed": num, "warnings": strs,
+			"triggeredBy": obj(map[string]any{"instanceId": str, "definition": str, "trigger": num, "depth": num}), "triggered": map[string]any{
+				"type": "array", "items": obj(map[string]any{"id": str, "definition": str, "trigger": num, "status": str, "statusUrl": str}),
+			},
 			"progress": obj(map[string]any{
 				"percent": num, "eta": map[string]any{"type": []string{"string", "null"}, "format": "date-time"},
 				"basis": map[string]any{"type": "string", "enum": []string{"durations", "counts", "ended"}}, "sampled": num,

@@ -96,5 +96,15 @@ func (s *Service) monitorPage(c *fiber.Ctx) error {
 	for _, k := range kids {
 		m.Children = append(m.Children, web.InstanceLink{ID: k.ID, ProcessID: k.ProcessID, ElementID: k.ElementID, Status: string(k.Status)})
 	}
+	if by := snap.TriggeredBy; by != nil {
+		m.TriggeredBy = &web.InstanceLink{ID: by.InstanceID, Definition: by.Definition}
+	}
+	started, err := s.api.Triggered(ctx, identity.CurrentUser(c), snap.ID)
+	if err != nil {
+		return err
+	}
+	for _, k := range started {
+		m.Triggered = append(m.Triggered, web.InstanceLink{ID: k.ID, Definition: k.Definition, Status: string(k.Status)})
+	}
 	return renderPage(c, web.MonitorPage(p, m))
 }

@@ -95,6 +95,9 @@ function eventItem(e) {
     e.flowId ? el('span', { class: 'flow', text: ` → ${e.flowId}` }) : null,
     took ? el('span', { class: 'took', text: ` took ${took}` }) : null,
     el('time', { datetime: e.time, text: fmtTime(e.time) }));
+  if (e.type === 'chain.started' && e.detail?.instance) {
+    li.append(' ', el('a', { class: 'chain-link', href: `/instances/${encodeURIComponent(e.detail.instance)}`, text: `→ ${e.detail.target}` }));
+  }
   if (e.detail && Object.keys(e.detail).length) {
     li.append(el('pre', { class: 'detail', text: detailText(e.detail) }));
   }
@@ -117,6 +120,7 @@ function render() {
   renderVariables();
   renderIncidents();
   renderWebhooks();
+  renderTriggered();
   renderProgress();
   renderStates();
   if (painter) {
@@ -293,6 +297,17 @@ function editVariable(name, value, cell) {
   }));
   cell.replaceChildren(input, err, el('div', { class: 'actions' }, save, cancel));
   input.focus();
+}
+
+// renderTriggered lists the instances this one's end started (chain
+// triggers), so they appear as soon as it ends; the page shows the
+// instance that started this one.
+function renderTriggered() {
+  const started = snap.triggered || [];
+  document.getElementById('triggered-card').hidden = !started.length;
+  document.getElementById('triggered').replaceChildren(...started.map((k) => el('li', { 'data-instance': k.id },
+    el('a', { href: `/instances/${encodeURIComponent(k.id)}`, text: k.definition }), ' ',
+    el('code', { text: k.id }), ' ', el('span', { class: `status ${k.status}`, text: k.status }))));
 }
 
 function renderIncidents() {

@@ -103,6 +103,17 @@ export const wfModdle = {
       superClass: ['Element'],
       properties: ['source', 'target'].map((attr) => ({ name: attr, isAttr: true, type: 'String' })),
     })),
+    // A chain trigger on a process (engine/bpmn/wf_trigger.go): when an
+    // instance ends so, start target with the wf:input mappings.
+    {
+      name: 'Trigger',
+      superClass: ['Element'],
+      meta: { allowedIn: ['bpmn:Process'] },
+      properties: [
+        ...['on', 'target', 'version', 'condition', 'allVariables'].map((attr) => ({ name: attr, isAttr: true, type: 'String' })),
+        { name: 'inputs', type: 'Input', isMany: true },
+      ],
+    },
     {
       name: 'Header',
       superClass: ['Element'],

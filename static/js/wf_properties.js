@@ -355,6 +355,93 @@ function RulesField(props) {
   ]);
 }
 
+// A process's chain triggers (wf:trigger, engine/chain.go): each starts
+// another definition when an instance ends. One small form per trigger;
+// each box is saved when it loses focus. Input mappings are written one a
+// line as "variable: expression", e.g. "orderId: =orderId".
+function triggersOf(bo) {
+  return (bo.extensionElements?.values || []).filter((v) => v.$instanceOf('wf:Trigger'));
+}
+
+function inputsText(tr) {
+  return (tr.inputs || []).map((m) => `${m.target}: ${m.source}`).join('\n');
+}
+
+function TriggersField(props) {
+  const { element, id, bo } = props;
+  const modeling = useService('modeling');
+  const bpmnFactory = useService('bpmnFactory');
+  const triggers = triggersOf(bo);
+  const extension = () => {
+    let ext = bo.extensionElements;
+    if (!ext) {
+      ext = bpmnFactory.create('bpmn:ExtensionElements', { values: [] });
+      ext.$parent = bo;
+      modeling.updateModdleProperties(element, bo, { extensionElements: ext });
+    }
+    return ext;
+  };
+  const add = () => {
+    const ext = extension();
+    const tr = bpmnFactory.create('wf:Trigger', { on: 'completed', target: '' });
+    tr.$parent = ext;
+    modeling.updateModdleProperties(element, ext, { values: [...(ext.values || []), tr] });
+  };
+  const remove = (tr) => {
+    const ext = bo.extensionElements;
+    modeling.updateModdleProperties(element, ext, { values: ext.values.filter((v) => v !== tr) });
+  };
+  const set = (tr, attr, value) => {
+    if ((tr.get(attr) || '') !== value) modeling.updateModdleProperties(element, tr, { [attr]: value || undefined });
+  };
+  const setInputs = (tr, text) => {
+    if (text === inputsText(tr)) return;
+    const inputs = text.split('\n').map((line) => line.trim()).filter(Boolean).map((line) => {
+      const at = line.indexOf(':');
+      const m = bpmnFactory.create('wf:Input', at < 0
+        ? { target: line, source: `=${line}` } // a bare name passes the variable of that name
+        : { target: line.slice(0, at).trim(), source: line.slice(at + 1).trim() });
+      m.$parent = tr;
+      return m;
+    });
+    modeling.updateModdleProperties(element, tr, { inputs });
+  };
+  const box = (tr, i, attr, label, hint) => h('label', { class: 'wf-trigger-field' }, [
+    h('span', {}, label),
+    h('input', { class: 'bio-properties-panel-input', 'data-attr': attr, value: tr.get(attr) || '', placeholder: hint,
+      onBlur: (ev) => set(tr, attr, ev.target.value.trim()) }),
+  ]);
+  return h('div', { class: 'bio-properties-panel-entry wf-triggers', 'data-entry-id': id }, [
+    h('label', { class: 'bio-properties-panel-label' }, 'Triggers (chaining)'),
+    ...triggers.map((tr, i) => h('fieldset', { class: 'wf-trigger', 'data-index': i }, [
+      h('label', { class: 'wf-trigger-field' }, [
+        h('span', {}, 'When an instance'),
+        h('select', { class: 'bio-properties-panel-input', 'data-attr': 'on', value: tr.get('on') || 'completed',
+          onInput: (ev) => set(tr, 'on', ev.target.value) },
+        ['completed', 'failed', 'cancelled'].map((o) => h('option', { value: o }, o))),
+      ]),
+      box(tr, i, 'target', 'start definition', 'key, e.g. invoice'),
+      box(tr, i, 'version', 'version', 'latest, or a number'),
+      box(tr, i, 'condition', 'if', 'e.g. approved (empty: always)'),
+      h('label', { class: 'wf-trigger-field' }, [
+        h('span', {}, 'with variables'),
+        h('textarea', { class: 'bio-properties-panel-input wf-code', 'data-attr': 'inputs', rows: 2, spellcheck: false,
+          value: inputsText(tr), placeholder: 'orderId: =orderId', onBlur: (ev) => setInputs(tr, ev.target.value) }),
+      ]),
+      h('label', { class: 'wf-trigger-check' }, [
+        h('input', { type: 'checkbox', 'data-attr': 'allVariables', checked: tr.get('allVariables') === 'true',
+          onInput: (ev) => set(tr, 'allVariables', ev.target.checked ? 'true' : '') }),
+        ' and all its variables',
+      ]),
+      h('button', { type: 'button', class: 'small danger wf-trigger-remove', onClick: () => remove(tr) }, 'Remove trigger'),
+    ])),
+    h('button', { type: 'button', class: 'small wf-trigger-add', onClick: add }, 'Add trigger'),
+    h('div', { class: 'bio-properties-panel-description' },
+      'When an instance ends so and the condition holds, start the definition with the variables mapped, one a line as variable: expression. '
+      + 'The started instance links back to this one; chains stop after 10 (MaxChainDepth).'),
+  ]);
+}
+
 // The job types this server runs itself (GET /api/v1/job-types), offered
 // as suggestions; any other type waits for an external worker.
 let jobTypes;
@@ -487,6 +574,9 @@ class WfPropertiesProvider {
       }));
       if (bo.$instanceOf('bpmn:ScriptTask') && (!bo.scriptFormat || /^(javascript|js|ecmascript)$/i.test(bo.scriptFormat))) {
         entries.unshift({ id: 'wf-script', component: ScriptField, bo, isEdited: () => !!bo.get('script') });
+      }
+      if (bo.$instanceOf('bpmn:Process')) {
+        entries.push({ id: 'wf-triggers', component: TriggersField, bo, isEdited: () => triggersOf(bo).length > 0 });
       }
       if (['bpmn:ServiceTask', 'bpmn:SendTask', 'bpmn:BusinessRuleTask'].some((t) => bo.$instanceOf(t))) {
         entries.unshift({ id: 'wf-type', component: JobTypeField, bo, isEdited: () => !!bo.get('wf:type') },

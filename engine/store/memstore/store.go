@@ -346,6 +346,7 @@ func matchInstance(s *engine.Snapshot, f engine.InstanceFilter) bool {
 	case f.DefinitionKey != "" && s.DefinitionKey != f.DefinitionKey,
 		f.BusinessKey != "" && s.BusinessKey != f.BusinessKey,
 		f.ParentID != "" && (s.Parent == nil || s.Parent.InstanceID != f.ParentID),
+		f.TriggeredBy != "" && (s.TriggeredBy == nil || s.TriggeredBy.InstanceID != f.TriggeredBy),
 		len(f.Status) > 0 && !slices.Contains(f.Status, s.Status),
 		!f.StartedAfter.IsZero() && !s.Started.After(f.StartedAfter),
 		!f.StartedBefore.IsZero() && !s.Started.Before(f.StartedBefore):

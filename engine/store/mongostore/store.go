@@ -104,6 +104,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 			{Keys: bson.D{{Key: "status", Value: 1}}},
 			{Keys: bson.D{{Key: "business_key", Value: 1}}},
 			{Keys: bson.D{{Key: "parent.instance_id", Value: 1}}},
+			{Keys: bson.D{{Key: "triggered_by.instance_id", Value: 1}}, Options: options.Index().SetSparse(true)},
 		}},
 		{s.tasks, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "instance_id", Value: 1}}},
@@ -376,6 +377,9 @@ func (s *Store) Instances(ctx context.Context, f engine.InstanceFilter) ([]*engi
 	}
 	if f.ParentID != "" {
 		filter = append(filter, bson.E{Key: "parent.instance_id", Value: f.ParentID})
+	}
+	if f.TriggeredBy != "" {
+		filter = append(filter, bson.E{Key: "triggered_by.instance_id", Value: f.TriggeredBy})
 	}
 	if len(f.Status) > 0 {
 		filter = append(filter, bson.E{Key: "status", Value: bson.D{{Key: "$in", Value: f.Status}}})

@@ -590,6 +590,9 @@ func testInstances(t *testing.T, s engine.Store) {
 		if i == 5 || i == 6 {
 			sn.Parent = &engine.ParentRef{InstanceID: "i-04", Token: uint64(i), ElementID: "call", Depth: 1}
 		}
+		if i == 3 {
+			sn.TriggeredBy = &engine.ChainRef{InstanceID: "i-01", Definition: "order", Trigger: 0, Depth: 1}
+		}
 		sn.Variables = map[string]any{"big": strings.Repeat("v", 1<<20)}
 		sn.Tokens = []engine.TokenState{{ID: 1, ElementID: "task", Local: map[string]any{"item": "x"}}}
 		sn.Tasks = []engine.Task{{ID: fmt.Sprintf("t-%02d", i), InstanceID: sn.ID, Variables: map[string]any{"v": 1}}}
@@ -633,6 +636,10 @@ func testInstances(t *testing.T, s engine.Store) {
 	got, _ = list(engine.InstanceFilter{ParentID: "i-04"})
 	require.Equal(t, []string{"i-06", "i-05"}, got, "the instances i-04 called")
 	got, _ = list(engine.InstanceFilter{ParentID: "i-05"})
+	require.Empty(t, got)
+	got, _ = list(engine.InstanceFilter{TriggeredBy: "i-01"})
+	require.Equal(t, []string{"i-03"}, got, "the instances the end of i-01 triggered")
+	got, _ = list(engine.InstanceFilter{TriggeredBy: "i-03"})
 	require.Empty(t, got)
 	got, _ = list(engine.InstanceFilter{StartedAfter: at(2 * time.Hour), StartedBefore: at(5 * time.Hour)})
 	require.Equal(t, []string{"i-04", "i-03"}, got)
