@@ -133,8 +133,7 @@ func (c *converter) waitForEvent(st *Step, node *model.Node, cont target, reg *r
 	}
 	switch strings.ToLower(st.EventSource) {
 	case "webhook":
-		node.Kind = model.KindReceiveTask
-		node.Message = &model.Message{Name: st.ID}
+		node.Kind = model.KindReceiveTask // waiting at its URL, not for a message
 		filter, _ := filterExpression(st.EventFilter)
 		node.Webhook = &model.Webhook{Filter: filter, MultiUse: st.MultiUse}
 		c.timeout(st, node, cont, reg)
