@@ -26,6 +26,7 @@ type Store struct {
 	taskIDs      map[string][]string // by instance id
 	incidents    map[string]engine.Incident
 	deadLetters  map[string]engine.DeadLetter
+	schedules    map[string]engine.Schedule
 	dropEvents   bool // keep no event log
 	dropFinished bool // forget instances once they end
 
@@ -71,6 +72,7 @@ func New(opts ...Option) *Store {
 		taskIDs:     map[string][]string{},
 		incidents:   map[string]engine.Incident{},
 		deadLetters: map[string]engine.DeadLetter{},
+		schedules:   map[string]engine.Schedule{},
 		parked:      newParking(),
 		parkAfter:   ParkAfterDefault,
 	}

@@ -66,7 +66,7 @@ type Store struct {
 	// (variables.go).
 	sideRefs sync.Map // instance id → variables ref
 
-	defs, heads, forms, filters, instances, variables, requests, events, tasks, incidents, deadLetters, meta *mongo.Collection
+	defs, heads, forms, filters, instances, variables, requests, events, tasks, incidents, deadLetters, schedules, meta *mongo.Collection
 }
 
 // New returns a Store on db after creating its indexes.
@@ -87,6 +87,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		tasks:       db.Collection("tasks"),
 		incidents:   db.Collection("incidents"),
 		deadLetters: db.Collection("dead_letters"),
+		schedules:   db.Collection("schedules"),
 		meta:        db.Collection("meta"),
 	}
 	idx := []indexes{
@@ -157,7 +158,7 @@ func (s *Store) createCollections(ctx context.Context) error {
 	if err != nil {
 		return mapErr(err, "listing collections")
 	}
-	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.meta} {
+	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.schedules, s.meta} {
 		if slices.Contains(names, c.Name()) {
 			continue
 		}

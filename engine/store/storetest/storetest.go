@@ -67,6 +67,7 @@ func Run(t *testing.T, newStore func(t *testing.T) engine.Store, opts ...Option)
 		{"Incidents", testIncidents},
 		{"DeadLetters", testDeadLetters},
 		{"Limits", testLimits},
+		{"Schedules", testSchedules},
 		{"Ping", func(t *testing.T, s engine.Store) { require.NoError(t, s.Ping(t.Context())) }},
 	}
 	for _, tc := range tests {
