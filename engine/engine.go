@@ -39,7 +39,7 @@ type Engine struct {
 	buffer      *messageBuffer // messages published with a TTL that wait for a subscriber
 	external    *externalJobs
 	startTimers startTimers
-	sched       *scheduler // stored schedules (scheduler.go)
+	sched       *scheduler      // stored schedules (scheduler.go)
 	limits      *limiter        // caps of running instances (limits.go)
 	progress    *progressBoard  // what running jobs report (progress.go)
 	timings     *versionTimings // how long versions' instances take, for progress estimates

@@ -38,10 +38,10 @@ type Schedule struct {
 	Enabled           bool           `json:"enabled" bson:"enabled"`
 	Source            string         `json:"source" bson:"source"` // ScheduleSourceAPI or ScheduleSourceBPMN (read-only)
 
-	NextFire time.Time     `json:"nextFire" bson:"next_fire"`                    // the first tick not claimed yet; zero: none left
-	Pending  []time.Time   `json:"pending,omitempty" bson:"pending,omitempty"`   // claimed ticks whose instance is not started yet
-	Runs     []ScheduleRun `json:"runs,omitempty" bson:"runs,omitempty"`         // the latest ScheduleRunsKept, oldest first
-	Rev      int64         `json:"rev" bson:"rev"`                               // every stored change adds one
+	NextFire time.Time     `json:"nextFire" bson:"next_fire"`                  // the first tick not claimed yet; zero: none left
+	Pending  []time.Time   `json:"pending,omitempty" bson:"pending,omitempty"` // claimed ticks whose instance is not started yet
+	Runs     []ScheduleRun `json:"runs,omitempty" bson:"runs,omitempty"`       // the latest ScheduleRunsKept, oldest first
+	Rev      int64         `json:"rev" bson:"rev"`                             // every stored change adds one
 	Created  time.Time     `json:"createdAt" bson:"created_at"`
 	Updated  time.Time     `json:"updatedAt" bson:"updated_at"`
 	Element  string        `json:"elementId,omitempty" bson:"element_id,omitempty"` // ScheduleSourceBPMN: the timer start event

@@ -27,8 +27,8 @@ type scheduler struct {
 	byID    map[string]*dueEntry
 	timer   Timer
 	timerAt time.Time
-	owner   map[string]string         // instance id → schedule id, for runs still going
-	retries map[string]map[int64]int  // schedule id → pending tick (unix ms) → failed attempts
+	owner   map[string]string        // instance id → schedule id, for runs still going
+	retries map[string]map[int64]int // schedule id → pending tick (unix ms) → failed attempts
 }
 
 // schedulerWorkers is how many schedules start instances at once.
