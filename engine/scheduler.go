@@ -83,7 +83,8 @@ func (s *scheduler) plan(sc Schedule) {
 	s.arm()
 }
 
-// arm sets the clock timer for the earliest tick; s.mu is held.
+// arm sets the clock timer for the earliest tick; s.mu is held. A tick
+// already due (the scheduler was away, or busy) fires at once.
 func (s *scheduler) arm() {
 	if len(s.due) == 0 {
 		return
@@ -94,16 +95,28 @@ func (s *scheduler) arm() {
 	}
 	if s.timer != nil {
 		s.timer.Stop()
+		s.timer = nil
+	}
+	wait := at.Sub(s.e.clock.Now())
+	if wait <= 0 {
+		s.e.busy.Add(1)
+		go func() { // not here: s.mu is held, and the caller may be the worker dispatch feeds
+			defer s.e.done()
+			s.fire()
+		}()
+		return
 	}
 	s.timerAt = at
-	s.timer = s.e.clock.AfterFunc(at.Sub(s.e.clock.Now()), s.fire)
+	s.timer = s.e.clock.AfterFunc(wait, s.fire)
 }
 
 // fire hands every due schedule to its worker.
 func (s *scheduler) fire() {
 	now := s.e.clock.Now()
 	s.mu.Lock()
-	s.timer = nil
+	if s.timer != nil && !s.timerAt.After(now) {
+		s.timer = nil // this one fired
+	}
 	var ids []string
 	for len(s.due) > 0 && !s.due[0].at.After(now) {
 		d := heap.Pop(&s.due).(*dueEntry)
@@ -318,11 +331,7 @@ func (s *scheduler) retryAfter(id string, d time.Duration) {
 	if d < 0 {
 		return
 	}
-	s.e.busy.Add(1)
-	s.e.clock.AfterFunc(d, func() {
-		defer s.e.done()
-		s.dispatch(id)
-	})
+	s.e.clock.AfterFunc(d, func() { s.dispatch(id) })
 }
 
 // settle takes a started, skipped or failed tick out of Pending and records
