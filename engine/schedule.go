@@ -257,6 +257,9 @@ func parseWallCron(text string, loc *time.Location) (wallCron, error) {
 	return wallCron{spec: spec, loc: loc}, nil
 }
 
+// Next makes a wallCron a cron.Schedule, for timer events' cycles.
+func (c wallCron) Next(after time.Time) time.Time { return c.next(after) }
+
 func (c wallCron) next(after time.Time) time.Time {
 	w := wall(after.In(c.loc))
 	for range 1000 { // each step moves a wall time forward; gaps and folds are an hour or two
@@ -266,7 +269,7 @@ func (c wallCron) next(after time.Time) time.Time {
 		}
 		at := instant(w, c.loc)
 		if at.After(after) {
-			return at
+			return at.In(after.Location()) // as robfig/cron does: in the caller's location
 		}
 	}
 	return time.Time{}

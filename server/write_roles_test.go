@@ -61,6 +61,9 @@ var writeRoles = map[string][]string{
 	"POST /api/v1/dead-letters/:id/discard":                {identity.RoleOperator},
 	"DELETE /api/v1/dead-letters/:id":                      {identity.RoleOperator},
 	"POST /api/v1/circuits/:key/reset":                     {identity.RoleOperator},
+	"POST /api/v1/schedules":                               {identity.RoleDesigner, identity.RoleOperator},
+	"PATCH /api/v1/schedules/:id":                          {identity.RoleDesigner, identity.RoleOperator},
+	"DELETE /api/v1/schedules/:id":                         {identity.RoleDesigner, identity.RoleOperator},
 
 	"POST /ui/filters":                                 {""},
 	"DELETE /ui/filters/:name":                         {""},

@@ -157,6 +157,14 @@ func (s *Service) Routes(api fiber.Router) {
 
 	api.Get("/circuits", s.listCircuits)
 	api.Post("/circuits/:key/reset", operator, s.resetCircuit)
+
+	// Schedules start instances on their own: designers and operators keep them.
+	schedules := identity.RequireRole(identity.RoleDesigner, identity.RoleOperator)
+	api.Get("/schedules", s.listSchedules)
+	api.Post("/schedules", schedules, s.createSchedule)
+	api.Get("/schedules/:id", s.getSchedule)
+	api.Patch("/schedules/:id", schedules, s.patchSchedule)
+	api.Delete("/schedules/:id", schedules, s.deleteSchedule)
 }
 
 // ctx is the context of one engine or store call made for request c.
