@@ -375,3 +375,34 @@ func TestTimerStartEventsAreListedAsSchedules(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, v.Next, one.Next)
 }
+
+// TestGraphTimerTriggerIsASchedule: the graph format's Timer trigger (a
+// cron schedule no edge enters) becomes a timer start event, listed as a
+// read-only schedule, and each tick starts one instance.
+func TestGraphTimerTriggerIsASchedule(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	_, _, err := h.e.Deploy(h.ctx, engine.DeployRequest{Source: []byte(`
+graphId: sweep
+nodes:
+  - {nodeId: every10, type: Timer, configuration: {schedule: "*/10 * * * *", timeZone: Europe/Berlin}}
+  - {nodeId: work, type: Task, configuration: {actionType: sweep.run}}
+edges:
+  - {sourceNodeId: every10, targetNodeId: work}
+`)})
+	require.NoError(t, err)
+	all, err := h.e.Schedules(h.ctx)
+	require.NoError(t, err)
+	require.Len(t, all, 1)
+	require.Equal(t, engine.ScheduleSourceBPMN, all[0].Source)
+	require.Equal(t, "sweep", all[0].DefinitionKey)
+	require.Equal(t, "*/10 * * * *", all[0].Cron)
+	require.Equal(t, epoch.Add(10*time.Minute), all[0].Next[0].UTC())
+	require.Equal(t, epoch.Add(50*time.Minute), all[0].Next[4].UTC())
+
+	h.advance(10 * time.Minute)
+	h.advance(10 * time.Minute)
+	page, _, err := h.store.Instances(h.ctx, engine.InstanceFilter{DefinitionKey: "sweep"})
+	require.NoError(t, err)
+	require.Len(t, page, 2, "one instance per tick")
+}
