@@ -312,8 +312,10 @@ func TestScheduleRetriesAFailedStart(t *testing.T) {
 	t.Parallel()
 	h := setup(t)
 	rec := h.deploySource(quickBPMN)
-	sc := h.schedule(engine.Schedule{DefinitionKey: "quick", Interval: "1h", Enabled: true,
-		OnFailure: &engine.ScheduleRetry{Attempts: 3, Delay: time.Minute, Factor: 2}})
+	sc := h.schedule(engine.Schedule{
+		DefinitionKey: "quick", Interval: "1h", Enabled: true,
+		OnFailure: &engine.ScheduleRetry{Attempts: 3, Delay: time.Minute, Factor: 2},
+	})
 	require.NoError(t, h.e.SetDefinitionEnabled(h.ctx, rec.ID, false))
 	h.advance(time.Hour) // fails; retries after 1 minute, then after 2
 	h.advance(time.Minute)

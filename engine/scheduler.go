@@ -288,9 +288,7 @@ func (s *scheduler) start(ctx context.Context, sc *Schedule, tick time.Time) (Sc
 	if err == nil {
 		var snap *Snapshot
 		snap, _, err = s.e.Start(ctx, StartRequest{
-			Definition: sc.DefinitionKey, Version: sc.Version, Variables: vars,
-			RequestID: ScheduleRequestID(sc.ID, tick), Triggered: sc.Source == ScheduleSourceBPMN,
-			StartElement: sc.Element,
+			Definition: sc.DefinitionKey, Version: sc.Version, Variables: vars, RequestID: ScheduleRequestID(sc.ID, tick),
 		})
 		if err == nil {
 			run.InstanceID, run.Status = snap.ID, RunStarted
