@@ -39,6 +39,7 @@ type Engine struct {
 	buffer      *messageBuffer // messages published with a TTL that wait for a subscriber
 	external    *externalJobs
 	startTimers startTimers
+	sched       *scheduler      // stored schedules (scheduler.go)
 	limits      *limiter        // caps of running instances (limits.go)
 	progress    *progressBoard  // what running jobs report (progress.go)
 	timings     *versionTimings // how long versions' instances take, for progress estimates
@@ -85,6 +86,7 @@ func New(cfg Config) (*Engine, error) {
 	e.startTimers.byKey = map[string][]Timer{}
 	e.defs = newDeployments(e)
 	e.limits = newLimiter(e)
+	e.sched = newScheduler(e)
 	e.workers = newWorkerPools(e)
 	for i := range cfg.Partitions {
 		e.partitions = append(e.partitions, newPartition(e, i))
@@ -115,7 +117,9 @@ func (e *Engine) Run(ctx context.Context) error {
 			case <-e.ctx.Done():
 			}
 		}()
-		err = e.recover(ctx)
+		if err = e.recover(ctx); err == nil {
+			err = e.sched.run(ctx)
+		}
 	})
 	return err
 }

@@ -69,6 +69,14 @@ type Store interface {
 	// DeleteDeadLetters removes the dead letters f selects (its Limit aside),
 	// each on its own, and says how many.
 	DeleteDeadLetters(ctx context.Context, f DeadLetterFilter) (int, error)
+	// CreateSchedule stores a new schedule; ErrDuplicate when its id is taken.
+	CreateSchedule(ctx context.Context, s Schedule) error
+	// UpdateSchedule replaces a schedule whose stored Rev is prevRev, in one
+	// single-document write: of two schedulers claiming the same tick one
+	// wins and the other gets ErrConflict. ErrNotFound when it is gone.
+	UpdateSchedule(ctx context.Context, s Schedule, prevRev int64) error
+	// DeleteSchedule removes a schedule; ErrNotFound when there is none.
+	DeleteSchedule(ctx context.Context, id string) error
 }
 
 // Queries is the read side of the store: what the server, package tasks
@@ -85,6 +93,10 @@ type Queries interface {
 	DefinitionHead(ctx context.Context, key string) (DefinitionHead, error)
 	// DefinitionHeads returns the head of every key, by key.
 	DefinitionHeads(ctx context.Context) ([]DefinitionHead, error)
+	// Schedule returns a stored schedule.
+	Schedule(ctx context.Context, id string) (Schedule, error)
+	// Schedules lists the stored schedules by id.
+	Schedules(ctx context.Context) ([]Schedule, error)
 	// FormVersions lists every version of a form, newest first; none is ErrNotFound.
 	FormVersions(ctx context.Context, formID string) ([]FormRecord, error)
 	// Forms lists the latest version of every form, by id.

@@ -81,12 +81,16 @@ func parseCycle(text, tz string) (cycle, error) {
 				return cycle{}, fmt.Errorf("time zone %q: %w", tz, err)
 			}
 		}
-		p := cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
-		spec := text
-		if !strings.HasPrefix(spec, "CRON_TZ=") && !strings.HasPrefix(spec, "TZ=") { // a zone in the text wins over wf:timeZone
-			spec = "CRON_TZ=" + loc.String() + " " + text
+		if !strings.HasPrefix(text, "CRON_TZ=") && !strings.HasPrefix(text, "TZ=") && !strings.HasPrefix(text, "@every") {
+			w, err := parseWallCron(text, loc) // daylight saving neither doubles nor drops a run (schedule.go)
+			if err != nil {
+				return cycle{}, fmt.Errorf("%q is neither an ISO-8601 repetition (R3/PT10M) nor a cron expression: %w", text, err)
+			}
+			return cycle{repeat: -1, cron: w}, nil
 		}
-		s, err := p.Parse(spec)
+		// A zone in the text wins over wf:timeZone; @every is a fixed period.
+		p := cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+		s, err := p.Parse(text)
 		if err != nil {
 			return cycle{}, fmt.Errorf("%q is neither an ISO-8601 repetition (R3/PT10M) nor a cron expression: %w", text, err)
 		}

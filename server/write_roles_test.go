@@ -66,7 +66,10 @@ var writeRoles = map[string][]string{
 	"POST /api/v1/cache/invalidate":                        {identity.RoleOperator},
 	"DELETE /api/v1/cache/:key":                            {identity.RoleOperator},
 	// Public: the token in the URL is the credential (TestWebhookHTTP posts without a session).
-	"POST /api/v1/hooks/:token": {""},
+	"POST /api/v1/hooks/:token":    {""},
+	"POST /api/v1/schedules":       {identity.RoleDesigner, identity.RoleOperator},
+	"PATCH /api/v1/schedules/:id":  {identity.RoleDesigner, identity.RoleOperator},
+	"DELETE /api/v1/schedules/:id": {identity.RoleDesigner, identity.RoleOperator},
 
 	"POST /ui/filters":                                 {""},
 	"DELETE /ui/filters/:name":                         {""},

@@ -162,6 +162,14 @@ func (s *Service) Routes(api fiber.Router) {
 	api.Get("/cache", readsEvery, s.listCache)
 	api.Post("/cache/invalidate", operator, s.invalidateCache)
 	api.Delete("/cache/:key", operator, s.deleteCacheEntry)
+
+	// Schedules start instances on their own: designers and operators keep them.
+	schedules := identity.RequireRole(identity.RoleDesigner, identity.RoleOperator)
+	api.Get("/schedules", s.listSchedules)
+	api.Post("/schedules", schedules, s.createSchedule)
+	api.Get("/schedules/:id", s.getSchedule)
+	api.Patch("/schedules/:id", schedules, s.patchSchedule)
+	api.Delete("/schedules/:id", schedules, s.deleteSchedule)
 }
 
 // ctx is the context of one engine or store call made for request c.

@@ -107,6 +107,7 @@ func Classify(err error) *Error {
 		tooLarge *engine.VariableTooLargeError
 		over     *engine.OverLimitError
 		rejected *engine.WebhookRejectedError
+		field    *engine.FieldError
 	)
 	msg := err.Error()
 	switch {
@@ -122,6 +123,13 @@ func Classify(err error) *Error {
 		details := make([]model.Problem, len(probs))
 		copy(details, probs)
 		return &Error{Status: http.StatusUnprocessableEntity, Code: "invalid_definition", Message: msg, Details: details}
+	case errors.As(err, &field):
+		return &Error{
+			Status: http.StatusBadRequest, Code: "invalid_input", Message: msg,
+			Details: []map[string]string{{"field": field.Field, "message": field.Message}},
+		}
+	case errors.Is(err, engine.ErrReadOnly):
+		return &Error{Status: http.StatusConflict, Code: "read_only", Message: msg}
 	case errors.As(err, &over):
 		return &Error{
 			Status: http.StatusTooManyRequests, Code: "over_limit", Message: msg,

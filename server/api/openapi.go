@@ -101,6 +101,11 @@ var apiOperations = []apiOperation{
 	{"get", "/cache", "step cache", "List the live entries of the step cache (results of service tasks with a cache policy), by key, filtered by definition key and key prefix; values only as a preview", []string{"definition", "prefix", "limit", "cursor"}, "", 200, "CacheEntryPage", nil},
 	{"post", "/cache/invalidate", "step cache", "Remove the step cache entries of a definition and/or key prefix (none given: every entry); the next job of each key runs again", nil, "CacheInvalidate", 200, "CacheInvalidated", nil},
 	{"delete", "/cache/{key}", "step cache", "Remove one step cache entry (key URL-encoded)", nil, "", 204, "", []int{404}},
+	{"get", "/schedules", "schedules", "List the schedules with their next fire times: stored ones, then the cycle timer start events of deployed definitions (source bpmn, read-only)", nil, "", 200, "ScheduleList", nil},
+	{"post", "/schedules", "schedules", "Create a schedule: a definition key and version (0: the latest), a cron expression (5 or 6 fields) or an interval, a time zone, start and end dates, a variables template, maxConcurrentRuns with overlap skip|queue|allow, catchUp none|last|all, onFailure; 400 names the bad field", nil, "ScheduleBody", 201, "Schedule", nil},
+	{"get", "/schedules/{id}", "schedules", "Get a schedule with its next five fire times and its last runs (newest first) with their instances", nil, "", 200, "Schedule", []int{404}},
+	{"patch", "/schedules/{id}", "schedules", "Change the fields given (enabled to enable or disable); with rev, only while the schedule is at that rev. A changed timing, or enabling, fires next after now", nil, "ScheduleBody", 200, "Schedule", []int{404, 409}},
+	{"delete", "/schedules/{id}", "schedules", "Delete a schedule; its instances run on", nil, "", 204, "", []int{404, 409}},
 }
 
 var (
@@ -287,6 +292,25 @@ func apiSchemas() map[string]any {
 		"CacheEntryPage":   pageOf("CacheEntry"),
 		"CacheInvalidate":  obj(map[string]any{"definition": str, "prefix": str}),
 		"CacheInvalidated": obj(map[string]any{"removed": num}, "removed"),
+		"ScheduleBody": obj(map[string]any{
+			"definitionKey": str, "version": num, "cron": str, "interval": str, "timeZone": str, "startDate": tim, "endDate": tim,
+			"variables": anyOb, "maxConcurrentRuns": num,
+			"overlap":      map[string]any{"type": "string", "enum": []string{"skip", "queue", "allow"}},
+			"catchUp":      map[string]any{"type": "string", "enum": []string{"none", "last", "all"}},
+			"catchUpLimit": num, "enabled": boo, "rev": num,
+			"onFailure": obj(map[string]any{"action": map[string]any{"type": "string", "enum": []string{"retry", "none"}}, "attempts": num, "delay": str, "factor": map[string]any{"type": "number"}}),
+		}),
+		"Schedule": map[string]any{"allOf": []any{ref("ScheduleBody"), obj(map[string]any{
+			"id": str, "source": map[string]any{"type": "string", "enum": []string{"api", "bpmn"}}, "elementId": str,
+			"nextFire": tim, "nextFireTimes": map[string]any{"type": "array", "items": tim},
+			"pending": map[string]any{"type": "array", "items": tim},
+			"lastRuns": map[string]any{"type": "array", "items": obj(map[string]any{
+				"scheduledTime": tim, "firedTime": tim, "instanceId": str, "instanceStatus": str, "attempts": num, "error": str,
+				"status": map[string]any{"type": "string", "enum": []string{"started", "skipped", "failed"}},
+			})},
+			"createdAt": tim, "updatedAt": tim,
+		})}},
+		"ScheduleList": obj(map[string]any{"items": map[string]any{"type": "array", "items": ref("Schedule")}}, "items"),
 		"Bulk": obj(map[string]any{
 			"instance": str, "definition": str, "elementId": str, "kind": str, "jobType": str,
 			"dryRun": map[string]any{"type": "boolean"}, "variables": anyOb,

@@ -81,6 +81,7 @@ func (s *Service) Routes(app *fiber.App) {
 	app.Get("/instances", s.page(s.instancesPage))
 	app.Get("/instances/:id", s.page(s.monitorPage))
 	app.Get("/inbox", s.page(s.inboxPage))
+	app.Get("/schedules", s.page(s.schedulesPage))
 	app.Get("/incidents", s.page(s.incidentsPage))
 	app.Get("/dead-letters", s.page(s.deadLettersPage))
 

@@ -27,6 +27,7 @@ type Store struct {
 	taskIDs      map[string][]string // by instance id
 	incidents    map[string]engine.Incident
 	deadLetters  map[string]engine.DeadLetter
+	schedules    map[string]engine.Schedule
 	dropEvents   bool // keep no event log
 	dropFinished bool // forget instances once they end
 	steps        stepCache
@@ -74,6 +75,7 @@ func New(opts ...Option) *Store {
 		taskIDs:     map[string][]string{},
 		incidents:   map[string]engine.Incident{},
 		deadLetters: map[string]engine.DeadLetter{},
+		schedules:   map[string]engine.Schedule{},
 		parked:      newParking(),
 		parkAfter:   ParkAfterDefault,
 	}

@@ -73,7 +73,7 @@ type Store struct {
 	// PutCacheEntry drops expired entries (step_cache.go).
 	sweepStepCache bool
 
-	defs, heads, forms, filters, instances, variables, requests, events, tasks, incidents, deadLetters, meta, stepCache *mongo.Collection
+	defs, heads, forms, filters, instances, variables, requests, events, tasks, incidents, deadLetters, schedules, meta, stepCache *mongo.Collection
 }
 
 // New returns a Store on db after creating its indexes.
@@ -94,6 +94,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		tasks:       db.Collection("tasks"),
 		incidents:   db.Collection("incidents"),
 		deadLetters: db.Collection("dead_letters"),
+		schedules:   db.Collection("schedules"),
 		meta:        db.Collection("meta"),
 		stepCache:   db.Collection("step_cache"),
 	}
@@ -172,7 +173,7 @@ func (s *Store) createCollections(ctx context.Context) error {
 	if err != nil {
 		return mapErr(err, "listing collections")
 	}
-	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.meta, s.stepCache} {
+	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.schedules, s.meta, s.stepCache} {
 		if slices.Contains(names, c.Name()) {
 			continue
 		}

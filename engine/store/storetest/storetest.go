@@ -69,6 +69,7 @@ func Run(t *testing.T, newStore func(t *testing.T) engine.Store, opts ...Option)
 		{"DeadLetters", testDeadLetters},
 		{"Limits", testLimits},
 		{"StepCache", testStepCache},
+		{"Schedules", testSchedules},
 		{"Ping", func(t *testing.T, s engine.Store) { require.NoError(t, s.Ping(t.Context())) }},
 	}
 	for _, tc := range tests {

@@ -1,0 +1,231 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/workflowpp/wfpp/engine/model"
+)
+
+// ScheduleView is a schedule with its next fire times.
+type ScheduleView struct {
+	Schedule
+	Next []time.Time `json:"nextFireTimes"`
+}
+
+// scheduleNextShown is how many next fire times a ScheduleView holds.
+const scheduleNextShown = 5
+
+// ErrReadOnly: the schedule comes from a definition; change the definition.
+var ErrReadOnly = errors.New("read-only: this schedule is a timer start event of a definition; deploy a changed definition instead")
+
+// CreateSchedule checks and stores a new schedule (source api) and plans its
+// first tick.
+func (e *Engine) CreateSchedule(ctx context.Context, sc Schedule) (ScheduleView, error) {
+	now := e.clock.Now()
+	sc.ID, sc.Source, sc.Rev, sc.Created, sc.Updated = newID(), ScheduleSourceAPI, 1, now, now
+	sc.Pending, sc.Runs, sc.Element = nil, nil, ""
+	if err := e.checkSchedule(ctx, &sc); err != nil {
+		return ScheduleView{}, err
+	}
+	sc.NextFire = sc.firstTick(now)
+	if err := e.store.CreateSchedule(ctx, sc); err != nil {
+		return ScheduleView{}, fmt.Errorf("storing schedule: %w", err)
+	}
+	e.sched.plan(sc)
+	return sc.view(), nil
+}
+
+// UpdateSchedule stores a changed schedule: sc is one read before, changed,
+// and its Rev says which; ErrConflict when it changed meanwhile. A changed
+// timing or a schedule enabled again fires next after now (ticks while it
+// was disabled do not catch up).
+func (e *Engine) UpdateSchedule(ctx context.Context, sc Schedule) (ScheduleView, error) {
+	if strings.HasPrefix(sc.ID, bpmnSchedulePrefix) {
+		return ScheduleView{}, fmt.Errorf("schedule %s: %w", sc.ID, ErrReadOnly)
+	}
+	old, err := e.store.Schedule(ctx, sc.ID)
+	if err != nil {
+		return ScheduleView{}, fmt.Errorf("schedule %s: %w", sc.ID, err)
+	}
+	if old.Rev != sc.Rev {
+		return ScheduleView{}, fmt.Errorf("schedule %s changed meanwhile: read it again: %w", sc.ID, ErrConflict)
+	}
+	if err := e.checkSchedule(ctx, &sc); err != nil {
+		return ScheduleView{}, err
+	}
+	now := e.clock.Now()
+	sc.Source, sc.Created, sc.Pending, sc.Runs, sc.NextFire = old.Source, old.Created, old.Pending, old.Runs, old.NextFire
+	timingChanged := sc.Cron != old.Cron || sc.Interval != old.Interval || sc.TimeZone != old.TimeZone ||
+		!equalTime(sc.Start, old.Start) || !equalTime(sc.End, old.End)
+	if timingChanged || (sc.Enabled && !old.Enabled) {
+		sc.NextFire = sc.firstTick(now)
+	}
+	sc.Rev, sc.Updated = old.Rev+1, now
+	if err := e.store.UpdateSchedule(ctx, sc, old.Rev); err != nil {
+		return ScheduleView{}, fmt.Errorf("schedule %s: %w", sc.ID, err)
+	}
+	e.sched.plan(sc)
+	return sc.view(), nil
+}
+
+// DeleteSchedule removes a schedule; its instances run on.
+func (e *Engine) DeleteSchedule(ctx context.Context, id string) error {
+	if strings.HasPrefix(id, bpmnSchedulePrefix) {
+		return fmt.Errorf("schedule %s: %w", id, ErrReadOnly)
+	}
+	if err := e.store.DeleteSchedule(ctx, id); err != nil {
+		return fmt.Errorf("schedule %s: %w", id, err)
+	}
+	e.sched.plan(Schedule{ID: id})
+	return nil
+}
+
+// ScheduleByID returns one schedule, stored or of a timer start event.
+func (e *Engine) ScheduleByID(ctx context.Context, id string) (ScheduleView, error) {
+	if strings.HasPrefix(id, bpmnSchedulePrefix) {
+		all, err := e.timerStartSchedules(ctx)
+		if err != nil {
+			return ScheduleView{}, err
+		}
+		for _, v := range all {
+			if v.ID == id {
+				return v, nil
+			}
+		}
+		return ScheduleView{}, fmt.Errorf("schedule %s: %w", id, ErrNotFound)
+	}
+	sc, err := e.store.Schedule(ctx, id)
+	if err != nil {
+		return ScheduleView{}, fmt.Errorf("schedule %s: %w", id, err)
+	}
+	return sc.view(), nil
+}
+
+// Schedules lists the stored schedules and, read-only, the timer start
+// events with a cycle of the default versions (source bpmn).
+func (e *Engine) Schedules(ctx context.Context) ([]ScheduleView, error) {
+	stored, err := e.store.Schedules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ScheduleView, 0, len(stored))
+	for _, sc := range stored {
+		out = append(out, sc.view())
+	}
+	timers, err := e.timerStartSchedules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, timers...), nil
+}
+
+const bpmnSchedulePrefix = "bpmn:"
+
+// timerStartSchedules shows the cycle timer start events as schedules. They
+// are a view, not records: scheduleStarts fires them, and each firing's
+// request id (version, element, due time) keeps a firing from starting two
+// instances.
+func (e *Engine) timerStartSchedules(ctx context.Context) ([]ScheduleView, error) {
+	if e.cfg.NoStartTimers {
+		return nil, nil
+	}
+	recs, err := e.defaultVersions(ctx) // the versions whose start events are armed
+	if err != nil {
+		return nil, err
+	}
+	now := e.clock.Now()
+	var out []ScheduleView
+	for _, rec := range recs {
+		if !rec.Enabled {
+			continue
+		}
+		dep, err := e.defs.byID(ctx, rec.ID)
+		if err != nil {
+			return nil, err
+		}
+		proc := dep.def.Main()
+		if proc == nil {
+			continue
+		}
+		for _, s := range proc.Starts() {
+			tm := s.Definition(model.TriggerTimer)
+			if tm == nil || tm.Timer == nil || tm.Timer.Kind != model.TimerCycle {
+				continue
+			}
+			v := ScheduleView{Schedule: Schedule{
+				ID: bpmnSchedulePrefix + rec.Key + ":" + tm.ID, DefinitionKey: rec.Key, Version: rec.Version,
+				TimeZone: tm.Timer.TimeZone, Enabled: true, Source: ScheduleSourceBPMN, Element: tm.ID, Created: rec.Deployed,
+				Overlap: OverlapAllow, CatchUp: CatchUpNone,
+			}}
+			if strings.HasPrefix(strings.TrimSpace(tm.Timer.Expr), "R") {
+				v.Interval = tm.Timer.Expr
+			} else {
+				v.Cron = tm.Timer.Expr
+			}
+			if next, err := PreviewTimer(tm.Timer, now, scheduleNextShown); err == nil {
+				v.Next = next
+				if len(next) > 0 {
+					v.NextFire = next[0]
+				}
+			}
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// checkSchedule checks the fields and that the definition version exists.
+func (e *Engine) checkSchedule(ctx context.Context, sc *Schedule) error {
+	if sc.Overlap == "" {
+		sc.Overlap = OverlapSkip
+	}
+	if sc.CatchUp == "" {
+		sc.CatchUp = CatchUpNone
+	}
+	if sc.Start != nil {
+		*sc.Start = sc.Start.UTC()
+	}
+	if sc.End != nil {
+		*sc.End = sc.End.UTC()
+	}
+	if err := sc.check(); err != nil {
+		return err
+	}
+	if _, err := e.store.Definition(ctx, sc.DefinitionKey, sc.Version); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return fieldErr("definitionKey", "no definition %q version %d (0: the latest) is deployed", sc.DefinitionKey, sc.Version)
+		}
+		return err
+	}
+	return nil
+}
+
+// firstTick is the first tick after now.
+func (sc *Schedule) firstTick(now time.Time) time.Time {
+	tm, err := sc.timing()
+	if err != nil {
+		return time.Time{}
+	}
+	return sc.nextTick(tm, now)
+}
+
+func (sc Schedule) view() ScheduleView {
+	v := ScheduleView{Schedule: sc}
+	if !sc.NextFire.IsZero() {
+		v.Next = append([]time.Time{sc.NextFire}, sc.ticksAfter(sc.NextFire, scheduleNextShown-1)...)
+	}
+	v.Pending, v.Runs = slices.Clone(sc.Pending), slices.Clone(sc.Runs)
+	return v
+}
+
+func equalTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
+}

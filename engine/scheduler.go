@@ -1,0 +1,441 @@
+package engine
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"sync"
+	"time"
+)
+
+// scheduler fires the stored schedules. It keeps the next fire time of every
+// enabled schedule in an in-memory heap, rebuilt from the store at Run, and
+// one clock timer for the earliest. A due schedule goes to one of a few
+// workers, always the same one for the same schedule, so a schedule is never
+// worked on twice at once in this process; the store's guarded writes keep
+// two processes from claiming the same tick.
+type scheduler struct {
+	e    *Engine
+	seed maphash.Seed
+	work []chan string
+
+	mu      sync.Mutex
+	due     dueHeap
+	byID    map[string]*dueEntry
+	timer   Timer
+	timerAt time.Time
+	owner   map[string]string        // instance id → schedule id, for runs still going
+	retries map[string]map[int64]int // schedule id → pending tick (unix ms) → failed attempts
+}
+
+// schedulerWorkers is how many schedules start instances at once.
+const schedulerWorkers = 4
+
+func newScheduler(e *Engine) *scheduler {
+	return &scheduler{e: e, seed: maphash.MakeSeed(), byID: map[string]*dueEntry{}, owner: map[string]string{}, retries: map[string]map[int64]int{}}
+}
+
+// run loads the schedules and starts the workers.
+func (s *scheduler) run(ctx context.Context) error {
+	all, err := s.e.store.Schedules(ctx)
+	if err != nil {
+		return fmt.Errorf("loading schedules: %w", err)
+	}
+	for range schedulerWorkers {
+		ch := make(chan string, 1024)
+		s.work = append(s.work, ch)
+		s.e.wg.Add(1)
+		go func() { defer s.e.wg.Done(); s.worker(ch) }()
+	}
+	s.e.Subscribe(ExporterFunc(s.export))
+	for _, sc := range all {
+		for _, r := range sc.Runs {
+			if r.Status == RunStarted {
+				s.mu.Lock()
+				s.owner[r.InstanceID] = sc.ID
+				s.mu.Unlock()
+			}
+		}
+		if len(sc.Pending) > 0 { // a crash left claimed ticks: start them (their request ids make that idempotent)
+			s.dispatch(sc.ID)
+		}
+		s.plan(sc)
+	}
+	return nil
+}
+
+// plan puts a schedule's next tick in the heap, or takes it out.
+func (s *scheduler) plan(sc Schedule) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old := s.byID[sc.ID]; old != nil {
+		heap.Remove(&s.due, old.index)
+		delete(s.byID, sc.ID)
+	}
+	if sc.Enabled && !sc.NextFire.IsZero() {
+		d := &dueEntry{id: sc.ID, at: sc.NextFire}
+		heap.Push(&s.due, d)
+		s.byID[sc.ID] = d
+	}
+	s.arm()
+}
+
+// arm sets the clock timer for the earliest tick; s.mu is held. A tick
+// already due (the scheduler was away, or busy) fires at once.
+func (s *scheduler) arm() {
+	if len(s.due) == 0 {
+		return
+	}
+	at := s.due[0].at
+	if s.timer != nil && s.timerAt.Equal(at) {
+		return
+	}
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	wait := at.Sub(s.e.clock.Now())
+	if wait <= 0 {
+		s.e.busy.Add(1)
+		go func() { // not here: s.mu is held, and the caller may be the worker dispatch feeds
+			defer s.e.done()
+			s.fire()
+		}()
+		return
+	}
+	s.timerAt = at
+	s.timer = s.e.clock.AfterFunc(wait, s.fire)
+}
+
+// fire hands every due schedule to its worker.
+func (s *scheduler) fire() {
+	now := s.e.clock.Now()
+	s.mu.Lock()
+	if s.timer != nil && !s.timerAt.After(now) {
+		s.timer = nil // this one fired
+	}
+	var ids []string
+	for len(s.due) > 0 && !s.due[0].at.After(now) {
+		d := heap.Pop(&s.due).(*dueEntry)
+		delete(s.byID, d.id)
+		ids = append(ids, d.id)
+	}
+	s.arm()
+	s.mu.Unlock()
+	for _, id := range ids {
+		s.dispatch(id)
+	}
+}
+
+// dispatch queues a schedule for its worker; the engine counts it busy
+// until the worker is done.
+func (s *scheduler) dispatch(id string) {
+	if len(s.work) == 0 { // not running yet: run picks it up
+		return
+	}
+	s.e.busy.Add(1)
+	select {
+	case s.work[maphash.String(s.seed, id)%uint64(len(s.work))] <- id:
+	case <-s.e.ctx.Done():
+		s.e.done()
+	}
+}
+
+func (s *scheduler) worker(ch chan string) {
+	for {
+		select {
+		case <-s.e.ctx.Done():
+			return
+		case id := <-ch:
+			if err := s.process(s.e.ctx, id); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrClosed) {
+				s.e.cfg.Logger.Error("schedule did not fire", "schedule_id", id, "err", err)
+			}
+			s.e.done()
+		}
+	}
+}
+
+// process claims the due ticks of a schedule and starts their instances.
+func (s *scheduler) process(ctx context.Context, id string) error {
+	sc, err := s.claim(ctx, id)
+	if err != nil || sc == nil {
+		return err
+	}
+	defer func() { s.plan(*sc) }()
+	for len(sc.Pending) > 0 {
+		tick := sc.Pending[0]
+		if sc.MaxConcurrentRuns > 0 && sc.Overlap != OverlapAllow {
+			if running := s.running(ctx, sc); running >= sc.MaxConcurrentRuns {
+				if sc.Overlap == OverlapQueue {
+					return nil // the tick waits in Pending until a run ends (export)
+				}
+				if err := s.settle(ctx, sc, tick, ScheduleRun{Status: RunSkipped, Error: fmt.Sprintf("%d runs still going (maxConcurrentRuns)", running)}); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		run, retryIn := s.start(ctx, sc, tick)
+		if retryIn != 0 {
+			s.retryAfter(sc.ID, retryIn)
+			return nil
+		}
+		if err := s.settle(ctx, sc, tick, run); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// claim moves the ticks due by now from NextFire into Pending with one
+// guarded write, applying the catch-up policy to ticks missed during an
+// outage. It returns the schedule as stored, nil when it is gone or disabled.
+func (s *scheduler) claim(ctx context.Context, id string) (*Schedule, error) {
+	for {
+		sc, err := s.e.store.Schedule(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !sc.Enabled {
+			return nil, nil
+		}
+		now := s.e.clock.Now()
+		if sc.NextFire.IsZero() || sc.NextFire.After(now) {
+			return &sc, nil // nothing new is due: work on what is pending
+		}
+		next := sc
+		next.Pending = slices.Clone(sc.Pending)
+		next.Runs = slices.Clone(sc.Runs)
+		tm, err := sc.timing()
+		if err != nil {
+			return nil, err
+		}
+		var missed []time.Time
+		t := sc.NextFire
+		for ; !t.IsZero() && !t.After(now); t = sc.nextTick(tm, t) {
+			if now.Sub(t) > ScheduleMisfire {
+				missed = append(missed, t)
+				if len(missed) > ScheduleRunsKept+sc.catchUpLimit() { // keep what is recorded or run
+					missed = missed[1:]
+				}
+			} else {
+				next.Pending = append(next.Pending, t)
+			}
+		}
+		run := sc.catchUp(missed)
+		for _, m := range missed {
+			if !slices.Contains(run, m) {
+				next.Runs = appendRun(next.Runs, ScheduleRun{Scheduled: m, Fired: now, Status: RunSkipped, Error: "missed while no scheduler ran (catchUp " + string(sc.catchUpPolicy()) + ")"})
+			}
+		}
+		next.Pending = append(run, next.Pending...)
+		next.NextFire = t
+		next.Rev, next.Updated = sc.Rev+1, now
+		switch err := s.e.store.UpdateSchedule(ctx, next, sc.Rev); {
+		case errors.Is(err, ErrConflict):
+			continue // changed meanwhile (an edit, another replica's claim): look again
+		case err != nil:
+			return nil, err
+		}
+		return &next, nil
+	}
+}
+
+func (sc *Schedule) catchUpPolicy() CatchUpPolicy {
+	if sc.CatchUp == "" {
+		return CatchUpNone
+	}
+	return sc.CatchUp
+}
+
+func (sc *Schedule) catchUpLimit() int {
+	if sc.CatchUpLimit > 0 {
+		return sc.CatchUpLimit
+	}
+	return ScheduleCatchUpLimitDefault
+}
+
+// catchUp picks which missed ticks (oldest first) still run.
+func (sc *Schedule) catchUp(missed []time.Time) []time.Time {
+	if len(missed) == 0 {
+		return nil
+	}
+	switch sc.catchUpPolicy() {
+	case CatchUpLast:
+		return []time.Time{missed[len(missed)-1]}
+	case CatchUpAll:
+		return slices.Clone(missed[max(0, len(missed)-sc.catchUpLimit()):])
+	}
+	return nil
+}
+
+// start starts the instance of one tick. The request id is made of the
+// schedule and the tick, so starting a tick again (after a crash between the
+// claim and the start, or a retry) returns the instance the first start made.
+// A failure the retry policy retries returns how long to wait.
+func (s *scheduler) start(ctx context.Context, sc *Schedule, tick time.Time) (ScheduleRun, time.Duration) {
+	now := s.e.clock.Now()
+	run := ScheduleRun{Scheduled: tick, Fired: now}
+	vars, err := renderTemplate(sc.Vars, map[string]any{
+		"scheduledTime": tick.UTC().Format(time.RFC3339Nano), "firedTime": now.UTC().Format(time.RFC3339Nano), "scheduleId": sc.ID,
+	})
+	if err == nil {
+		var snap *Snapshot
+		snap, _, err = s.e.Start(ctx, StartRequest{
+			Definition: sc.DefinitionKey, Version: sc.Version, Variables: vars, RequestID: ScheduleRequestID(sc.ID, tick),
+		})
+		if err == nil {
+			run.InstanceID, run.Status = snap.ID, RunStarted
+			s.mu.Lock()
+			if !snap.Status.Done() {
+				s.owner[snap.ID] = sc.ID
+			}
+			delete(s.retries[sc.ID], tick.UnixMilli())
+			s.mu.Unlock()
+			return run, 0
+		}
+	}
+	run.Status, run.Error = RunFailed, err.Error()
+	if errors.Is(err, context.Canceled) || errors.Is(err, ErrClosed) || errors.Is(err, ErrNotRunning) {
+		return run, -1 // shutting down: the tick stays pending for the next start
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.retries[sc.ID] == nil {
+		s.retries[sc.ID] = map[int64]int{}
+	}
+	s.retries[sc.ID][tick.UnixMilli()]++
+	run.Attempts = s.retries[sc.ID][tick.UnixMilli()]
+	if r := sc.OnFailure; r != nil && run.Attempts < r.Attempts {
+		delay := float64(r.Delay)
+		for range run.Attempts - 1 {
+			delay *= max(r.Factor, 1)
+		}
+		return run, max(time.Duration(delay), time.Millisecond)
+	}
+	delete(s.retries[sc.ID], tick.UnixMilli())
+	return run, 0
+}
+
+// retryAfter works on a schedule again after d (d < 0: never, the engine
+// is closing and the tick stays pending for the next Run).
+func (s *scheduler) retryAfter(id string, d time.Duration) {
+	if d < 0 {
+		return
+	}
+	s.e.clock.AfterFunc(d, func() { s.dispatch(id) })
+}
+
+// settle takes a started, skipped or failed tick out of Pending and records
+// its run, with a guarded write (a conflict reloads and applies it again:
+// taking a tick out is idempotent).
+func (s *scheduler) settle(ctx context.Context, sc *Schedule, tick time.Time, run ScheduleRun) error {
+	if run.Scheduled.IsZero() {
+		run.Scheduled, run.Fired = tick, s.e.clock.Now()
+	}
+	for {
+		next := *sc
+		next.Pending = slices.DeleteFunc(slices.Clone(sc.Pending), tick.Equal)
+		next.Runs = appendRun(slices.Clone(sc.Runs), run)
+		next.Rev, next.Updated = sc.Rev+1, s.e.clock.Now()
+		err := s.e.store.UpdateSchedule(ctx, next, sc.Rev)
+		if err == nil {
+			*sc = next
+			return nil
+		}
+		if !errors.Is(err, ErrConflict) {
+			return err
+		}
+		fresh, err := s.e.store.Schedule(ctx, sc.ID)
+		if err != nil {
+			return err
+		}
+		*sc = fresh
+		if !slices.ContainsFunc(sc.Pending, tick.Equal) {
+			return nil // settled meanwhile
+		}
+	}
+}
+
+func appendRun(runs []ScheduleRun, r ScheduleRun) []ScheduleRun {
+	runs = append(runs, r)
+	return runs[max(0, len(runs)-ScheduleRunsKept):]
+}
+
+// running counts the schedule's instances that have not ended, asking the
+// store about each run recorded as started.
+func (s *scheduler) running(ctx context.Context, sc *Schedule) int {
+	n := 0
+	for _, r := range sc.Runs {
+		if r.Status != RunStarted {
+			continue
+		}
+		snap, err := s.e.store.Instance(ctx, r.InstanceID)
+		if err != nil || !snap.Status.Done() {
+			n++ // unknown counts as running: the cap is never overrun
+		}
+	}
+	return n
+}
+
+// export watches the schedule's instances end, so a queued tick starts.
+func (s *scheduler) export(events []Event) {
+	for i := range events {
+		switch events[i].Type {
+		case EventInstanceCompleted, EventInstanceFailed, EventInstanceCancelled:
+		default:
+			continue
+		}
+		s.mu.Lock()
+		id, ok := s.owner[events[i].InstanceID]
+		delete(s.owner, events[i].InstanceID)
+		s.mu.Unlock()
+		if ok {
+			s.e.busy.Add(1)
+			go func() { // not on the applier: the worker may be waiting for it
+				defer s.e.done()
+				s.dispatch(id)
+			}()
+		}
+	}
+}
+
+// ScheduleRequestID is the request id of the instance a schedule's tick starts.
+func ScheduleRequestID(scheduleID string, tick time.Time) string {
+	return fmt.Sprintf("schedule:%s:%d", scheduleID, tick.UnixMilli())
+}
+
+type dueEntry struct {
+	id    string
+	at    time.Time
+	index int
+}
+
+type dueHeap []*dueEntry
+
+func (h dueHeap) Len() int           { return len(h) }
+func (h dueHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h dueHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+
+func (h *dueHeap) Push(x any) {
+	d := x.(*dueEntry)
+	d.index = len(*h)
+	*h = append(*h, d)
+}
+
+func (h *dueHeap) Pop() any {
+	old := *h
+	d := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return d
+}
