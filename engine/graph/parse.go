@@ -59,60 +59,7 @@ func yamlToJSON(data []byte) ([]byte, error) {
 	if err := yaml.Unmarshal(data, &v); err != nil {
 		return nil, fmt.Errorf("not valid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
-	if v == nil {
-		return nil, errors.New("the document is empty: write a graph with graphId, nodes and edges")
-	}
-	v, err := jsonValue(v, 0)
-	if err != nil {
-		return nil, err
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("the YAML holds a value JSON cannot: %w", err)
-	}
-	return out, nil
-}
-
-// jsonValue turns what yaml.v3 decodes into values encoding/json writes.
-func jsonValue(v any, level int) (any, error) {
-	if level > MaxDepth {
-		return nil, fmt.Errorf("the graph nests objects and lists more than %d deep: flatten it", MaxDepth)
-	}
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			e, err := jsonValue(e, level+1)
-			if err != nil {
-				return nil, err
-			}
-			v[k] = e
-		}
-		return v, nil
-	case map[any]any:
-		m := make(map[string]any, len(v))
-		for k, e := range v {
-			e, err := jsonValue(e, level+1)
-			if err != nil {
-				return nil, err
-			}
-			m[fmt.Sprint(k)] = e
-		}
-		return m, nil
-	case []any:
-		for i, e := range v {
-			e, err := jsonValue(e, level+1)
-			if err != nil {
-				return nil, err
-			}
-			v[i] = e
-		}
-		return v, nil
-	case float64:
-		if v != v || v > 1e308 || v < -1e308 {
-			return nil, fmt.Errorf("the number %v has no JSON form: write it as text", v)
-		}
-	}
-	return v, nil
+	return model.YAMLValueToJSON(v, MaxDepth, "graph", "write a graph with graphId, nodes and edges")
 }
 
 // jsonMessage says what is wrong with JSON that does not decode into a Graph.
