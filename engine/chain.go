@@ -195,3 +195,26 @@ func waitsForItsTrigger(ctx context.Context, e *Engine, s *Snapshot) bool {
 	}
 	return !trigger.Status.Done()
 }
+
+// Spawns says what snap's process can start: children through call
+// activities, and other instances through its triggers. Readers list
+// either only when the process can have them: each list is a query on a
+// field that a store without secondary indexes (the embedded one) answers
+// by scanning every instance.
+func (e *Engine) Spawns(ctx context.Context, snap *Snapshot) (children, triggered bool, err error) {
+	dep, err := e.defs.byID(ctx, snap.DefinitionID)
+	if err != nil {
+		return false, false, fmt.Errorf("what %s can start: %w", snap.ID, err)
+	}
+	p := dep.def.Process(snap.ProcessID)
+	if p == nil {
+		return false, false, nil
+	}
+	for _, n := range p.AllNodes {
+		if n.Kind == model.KindCallActivity {
+			children = true
+			break
+		}
+	}
+	return children, len(p.Triggers) > 0, nil
+}

@@ -144,10 +144,7 @@ func (s *Service) getInstance(c *fiber.Ctx) error {
 		return err
 	}
 	v := ViewOf(snap)
-	if v.Children, err = s.Children(ctx, identity.CurrentUser(c), snap.ID); err != nil {
-		return err
-	}
-	if v.Triggered, err = s.Triggered(ctx, identity.CurrentUser(c), snap.ID); err != nil {
+	if v.Children, v.Triggered, err = s.Spawned(ctx, identity.CurrentUser(c), snap); err != nil {
 		return err
 	}
 	p, err := s.eng.Progress(ctx, snap)
@@ -179,8 +176,30 @@ func (s *Service) getInstance(c *fiber.Ctx) error {
 	return c.JSON(v)
 }
 
-// Children lists the instances id's call activities started that u may read.
-func (s *Service) Children(ctx context.Context, u *identity.User, id string) ([]ChildLink, error) {
+// Spawned lists the instances snap started that u may read: through its
+// call activities (children) and through its triggers. It asks the store
+// only for what snap's process can start (engine.Spawns).
+func (s *Service) Spawned(ctx context.Context, u *identity.User, snap *engine.Snapshot) (children []ChildLink, triggered []TriggeredLink, err error) {
+	calls, triggers, err := s.eng.Spawns(ctx, snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	children, triggered = []ChildLink{}, []TriggeredLink{}
+	if calls {
+		if children, err = s.children(ctx, u, snap.ID); err != nil {
+			return nil, nil, err
+		}
+	}
+	if triggers {
+		if triggered, err = s.triggered(ctx, u, snap.ID); err != nil {
+			return nil, nil, err
+		}
+	}
+	return children, triggered, nil
+}
+
+// children lists the instances id's call activities started that u may read.
+func (s *Service) children(ctx context.Context, u *identity.User, id string) ([]ChildLink, error) {
 	page, _, err := s.eng.Queries().Instances(ctx, engine.InstanceFilter{ParentID: id, Limit: childrenMax})
 	if err != nil {
 		return nil, err
@@ -198,8 +217,8 @@ func (s *Service) Children(ctx context.Context, u *identity.User, id string) ([]
 	return out, nil
 }
 
-// Triggered lists the instances id's triggers started that u may read.
-func (s *Service) Triggered(ctx context.Context, u *identity.User, id string) ([]TriggeredLink, error) {
+// triggered lists the instances id's triggers started that u may read.
+func (s *Service) triggered(ctx context.Context, u *identity.User, id string) ([]TriggeredLink, error) {
 	page, _, err := s.eng.Queries().Instances(ctx, engine.InstanceFilter{TriggeredBy: id, Limit: childrenMax})
 	if err != nil {
 		return nil, err

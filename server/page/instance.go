@@ -89,7 +89,7 @@ func (s *Service) monitorPage(c *fiber.Ctx) error {
 	if snap.Parent != nil {
 		m.Parent = &web.InstanceLink{ID: snap.Parent.InstanceID, ElementID: snap.Parent.ElementID}
 	}
-	kids, err := s.api.Children(ctx, identity.CurrentUser(c), snap.ID)
+	kids, started, err := s.api.Spawned(ctx, identity.CurrentUser(c), snap)
 	if err != nil {
 		return err
 	}
@@ -98,10 +98,6 @@ func (s *Service) monitorPage(c *fiber.Ctx) error {
 	}
 	if by := snap.TriggeredBy; by != nil {
 		m.TriggeredBy = &web.InstanceLink{ID: by.InstanceID, Definition: by.Definition}
-	}
-	started, err := s.api.Triggered(ctx, identity.CurrentUser(c), snap.ID)
-	if err != nil {
-		return err
 	}
 	for _, k := range started {
 		m.Triggered = append(m.Triggered, web.InstanceLink{ID: k.ID, Definition: k.Definition, Status: string(k.Status)})
