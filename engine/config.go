@@ -86,6 +86,12 @@ type Config struct {
 	// WFPP_REDIS_URL is set (cache.NewStepCache). Without one, such tasks
 	// run uncached.
 	StepCache StepCache
+	// Cluster makes this engine one replica of several on one store
+	// (lease.go): it applies only the partitions it leases. nil: it holds
+	// every partition alone (wfpp run, wfpp serve on the embedded store).
+	Cluster *ClusterConfig
+	// Peers reaches the other replicas (with Cluster).
+	Peers Peers
 }
 
 // WithDefaults returns c with every unset field at its default.

@@ -45,6 +45,13 @@ type Snapshot struct {
 	Deadline *time.Time `json:"deadline,omitempty" bson:"deadline,omitempty"`
 	// RetriesUsed counts the retries its jobs took, against Limits.RetryBudget.
 	RetriesUsed int `json:"retriesUsed,omitempty" bson:"retries_used,omitempty"`
+
+	// Partition is PartitionOf(ID) among the cluster's partitions, stored
+	// so a replica reads the unfinished instances of one partition.
+	Partition int `json:"partition" bson:"partition"`
+	// Epoch is the partition lease epoch of the last commit or fence
+	// (lease.go); a commit at an older epoch is refused with ErrFenced.
+	Epoch int64 `json:"-" bson:"epoch,omitempty"`
 }
 
 // Head returns a copy of the snapshot without what can be large: the

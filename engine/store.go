@@ -160,6 +160,10 @@ type DefinitionRecord struct {
 // Batch is what one applier round changed: per instance, in application order.
 type Batch struct {
 	Changes []Change
+	// Epoch, when not zero, fences the batch: every change's instance must
+	// hold an epoch no newer (Snapshot.Epoch), and is stamped with this
+	// one; otherwise the change fails with ErrFenced (lease.go).
+	Epoch int64
 }
 
 // Change is one instance's new snapshot plus the projections it touched.
