@@ -137,3 +137,14 @@ type Peers interface {
 	// (SignalHere on each) and returns how many took it.
 	Signal(ctx context.Context, name string, vars map[string]any) (int, error)
 }
+
+// ClusterState is what this replica knows of the cluster, for
+// GET /api/v1/cluster.
+type ClusterState struct {
+	Self       string           `json:"self"`       // this replica's id; empty without Cluster
+	Partitions int              `json:"partitions"` // how many partitions instances hash into
+	Replicas   []Replica        `json:"replicas"`
+	Leases     []PartitionLease `json:"leases"`
+	// Held are the partitions this replica applies now.
+	Held []int `json:"held"`
+}

@@ -112,10 +112,38 @@ func (m *messageIndex) all(name string) []messageSub {
 }
 
 // Correlate delivers a message to every instance waiting for it (one
-// subscription each) and returns how many took it. When none waits, a
-// deployed definition with a message start event of that name is started
-// instead. It returns ErrNotFound when the message went nowhere.
+// subscription each), on this replica and on the others (Config.Peers), and
+// returns how many took it. When none waits, a deployed definition with a
+// message start event of that name is started instead. It returns
+// ErrNotFound when the message went nowhere.
 func (e *Engine) Correlate(ctx context.Context, m Message) (int, error) {
+	n, err := e.CorrelateHere(ctx, m)
+	if err != nil || m.InstanceID != "" {
+		return n, err
+	}
+	if e.cfg.Peers != nil {
+		more, err := e.cfg.Peers.Correlate(ctx, m)
+		if n += more; err != nil {
+			return n, err
+		}
+	}
+	if n > 0 {
+		return n, nil
+	}
+	started, err := e.startByEvent(ctx, model.TriggerMessage, m.Name, m.Variables, m.CorrelationKey)
+	if err != nil {
+		return 0, err
+	}
+	if started == 0 {
+		return 0, fmt.Errorf("no instance waits for message %q with correlation key %q: %w", m.Name, m.CorrelationKey, ErrNotFound)
+	}
+	return started, nil
+}
+
+// CorrelateHere delivers m to the instances of the partitions this replica
+// holds that wait for it, and returns how many took it; it starts nothing.
+// Another replica's Peers.Correlate arrives here.
+func (e *Engine) CorrelateHere(ctx context.Context, m Message) (int, error) {
 	if m.Name == "" {
 		return 0, fmt.Errorf("message has no name: %w", ErrInvalidInput)
 	}
@@ -141,17 +169,7 @@ func (e *Engine) Correlate(ctx context.Context, m Message) (int, error) {
 			return n, err
 		}
 	}
-	if n > 0 {
-		return n, nil
-	}
-	started, err := e.startByEvent(ctx, model.TriggerMessage, m.Name, m.Variables, m.CorrelationKey)
-	if err != nil {
-		return 0, err
-	}
-	if started == 0 {
-		return 0, fmt.Errorf("no instance waits for message %q with correlation key %q: %w", m.Name, m.CorrelationKey, ErrNotFound)
-	}
-	return started, nil
+	return n, nil
 }
 
 // messageArrived moves the token whose subscription a message matched.

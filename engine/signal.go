@@ -18,10 +18,28 @@ func signalSub(name, inst string, sub uint64) messageSub {
 	return messageSub{name: "\x00signal\x00" + name, inst: inst, sub: sub}
 }
 
-// Signal broadcasts a signal with variables and returns how many instances
-// took it (started ones included). A signal nobody waits for is not an
-// error: it returns 0.
+// Signal broadcasts a signal with variables, on this replica and on the
+// others (Config.Peers), and returns how many instances took it (started
+// ones included). A signal nobody waits for is not an error: it returns 0.
 func (e *Engine) Signal(ctx context.Context, name string, vars map[string]any) (int, error) {
+	n, err := e.SignalHere(ctx, name, vars)
+	if err != nil {
+		return n, err
+	}
+	if e.cfg.Peers != nil {
+		more, err := e.cfg.Peers.Signal(ctx, name, vars)
+		if n += more; err != nil {
+			return n, err
+		}
+	}
+	started, err := e.startByEvent(ctx, model.TriggerSignal, name, vars, "")
+	return n + started, err
+}
+
+// SignalHere delivers a signal to the instances of the partitions this
+// replica holds that wait for it; it starts nothing. Another replica's
+// Peers.Signal arrives here.
+func (e *Engine) SignalHere(ctx context.Context, name string, vars map[string]any) (int, error) {
 	if name == "" {
 		return 0, fmt.Errorf("signal has no name: %w", ErrInvalidInput)
 	}
@@ -40,8 +58,7 @@ func (e *Engine) Signal(ctx context.Context, name string, vars map[string]any) (
 			return n, err
 		}
 	}
-	started, err := e.startByEvent(ctx, model.TriggerSignal, name, vars, "")
-	return n + started, err
+	return n, nil
 }
 
 // broadcast delivers a signal thrown by a process to the subscriptions that
