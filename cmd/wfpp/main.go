@@ -17,6 +17,7 @@ Usage:
   wfpp run FILE [flags]          run one instance in memory and print the outcome as JSON
   wfpp bench [flags]             measure the engine (--store memory|embedded|mongo)
   wfpp serve [--addr HOST:PORT]  serve the REST API (env WFPP_ADDR, default :8080)
+  wfpp store serve [flags]       run the embedded store alone, for several replicas on one machine
   wfpp help                      show this text
 
 Run 'wfpp COMMAND -h' for a command's flags.
@@ -44,6 +45,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return benchCmd(ctx, args[1:], stdout, stderr)
 	case "serve":
 		return serveCmd(ctx, args[1:], stdout, stderr)
+	case "store":
+		return storeCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
