@@ -393,6 +393,8 @@ type child struct {
 	dataDir string
 	logPath string
 	env     []string // extra environment, KEY=value
+	name    string   // in the log shown when the test failed; default "wfpp serve"
+	addr    string   // to listen on; default a free port on 127.0.0.1
 	runs    int
 
 	mu   sync.Mutex
@@ -439,7 +441,7 @@ func (c *child) restart(ctx context.Context, t *testing.T) error {
 	}
 	fmt.Fprintf(log, "=== run %d\n", c.runs)
 
-	cmd := exec.Command(c.bin, "serve", "--addr", "127.0.0.1:0")
+	cmd := exec.Command(c.bin, "serve", "--addr", cmp.Or(c.addr, "127.0.0.1:0"))
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		return strings.HasPrefix(kv, "WFPP_")
 	}), append([]string{"WFPP_DATA_DIR=" + c.dataDir}, c.env...)...)
@@ -544,7 +546,7 @@ func (c *child) dumpLog(t *testing.T) {
 	if len(out) > 20000 {
 		out = "...\n" + out[len(out)-20000:]
 	}
-	t.Logf("wfpp serve log (%d request lines left out):\n%s", failed, out)
+	t.Logf("%s log (%d request lines left out):\n%s", cmp.Or(c.name, "wfpp serve"), failed, out)
 }
 
 // do makes one request to the running child.
