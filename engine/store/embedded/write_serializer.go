@@ -104,7 +104,10 @@ func (p *writeSerializer) relay(client, server net.Conn) error {
 			return err
 		}
 		unlock := p.lockFor(req)
-		err = p.roundTrip(req, &res, client, server, fromServer)
+		out, err := p.narrowGuards(req, server, fromServer)
+		if err == nil {
+			err = p.roundTrip(out, &res, client, server, fromServer)
+		}
 		unlock()
 		if err != nil {
 			return err
