@@ -28,6 +28,8 @@ type Store struct {
 	incidents    map[string]engine.Incident
 	deadLetters  map[string]engine.DeadLetter
 	schedules    map[string]engine.Schedule
+	replicas     map[string]engine.Replica     // by id (lease.go)
+	leases       map[int]engine.PartitionLease // by partition
 	dropEvents   bool // keep no event log
 	dropFinished bool // forget instances once they end
 	steps        stepCache
@@ -76,6 +78,8 @@ func New(opts ...Option) *Store {
 		incidents:   map[string]engine.Incident{},
 		deadLetters: map[string]engine.DeadLetter{},
 		schedules:   map[string]engine.Schedule{},
+		replicas:    map[string]engine.Replica{},
+		leases:      map[int]engine.PartitionLease{},
 		parked:      newParking(),
 		parkAfter:   ParkAfterDefault,
 	}
@@ -231,7 +235,7 @@ func (s *Store) CreateInstance(_ context.Context, snap *engine.Snapshot) (*engin
 		}
 		s.byRequest[k] = snap.ID
 	}
-	if _, ok := s.seqOf(snap.ID); ok {
+	if _, _, ok := s.guardsOf(snap.ID); ok {
 		return s.existing(snap.ID)
 	}
 	s.instances[snap.ID] = clone(snap)
@@ -242,7 +246,10 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range b.Changes {
-		seq, ok := s.seqOf(c.Snapshot.ID)
+		seq, epoch, ok := s.guardsOf(c.Snapshot.ID)
+		if err := s.fenced(b.Epoch, c, epoch, ok); err != nil {
+			return err
+		}
 		switch {
 		case c.Create && ok:
 			return fmt.Errorf("instance %s exists already: %w", c.Snapshot.ID, engine.ErrConflict)
@@ -257,6 +264,9 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 	}
 	for _, c := range b.Changes {
 		snap := c.Snapshot // the store owns it now
+		if b.Epoch != 0 {
+			snap.Epoch = b.Epoch
+		}
 		if err := s.unpark(snap.ID); err != nil {
 			return err
 		}
