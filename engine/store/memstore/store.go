@@ -28,8 +28,6 @@ type Store struct {
 	incidents    map[string]engine.Incident
 	deadLetters  map[string]engine.DeadLetter
 	schedules    map[string]engine.Schedule
-	replicas     map[string]engine.Replica     // by id (lease.go)
-	leases       map[int]engine.PartitionLease // by partition
 	dropEvents   bool // keep no event log
 	dropFinished bool // forget instances once they end
 	steps        stepCache
@@ -37,6 +35,9 @@ type Store struct {
 	parked    parking
 	recent    []waiting // instances that waited after their last commit, oldest first
 	parkAfter int       // how many of them stay Go values
+
+	replicas map[string]engine.Replica     // by id (lease.go)
+	leases   map[int]engine.PartitionLease // by partition
 }
 
 // waiting is an instance that waited after the commit that gave it seq.
