@@ -147,9 +147,19 @@ func (s *Store) fenced(epoch int64, c engine.Change, stored int64, held bool) er
 	if held && stored > epoch {
 		return fmt.Errorf("instance %s is at epoch %d, the commit at %d: %w", c.Snapshot.ID, stored, epoch, engine.ErrFenced)
 	}
-	if l, ok := s.leases[c.Snapshot.Partition]; c.Create && ok && l.Epoch > epoch {
-		return fmt.Errorf("new instance %s: partition %d is at epoch %d, the commit at %d: %w",
-			c.Snapshot.ID, l.Partition, l.Epoch, epoch, engine.ErrFenced)
+	if c.Create {
+		return s.fencedNew(c.Snapshot, epoch)
+	}
+	return nil
+}
+
+// fencedNew refuses a new instance written at epoch (0: not fenced) when
+// its partition's lease is at a newer one: FencePartition stamped the
+// instances stored when the lease changed hands, not those created after.
+func (s *Store) fencedNew(snap *engine.Snapshot, epoch int64) error {
+	if l, ok := s.leases[snap.Partition]; epoch != 0 && ok && l.Epoch > epoch {
+		return fmt.Errorf("new instance %s: partition %d is at epoch %d, the write at %d: %w",
+			snap.ID, l.Partition, l.Epoch, epoch, engine.ErrFenced)
 	}
 	return nil
 }

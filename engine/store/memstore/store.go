@@ -229,6 +229,9 @@ func (s *Store) SetDefinitionEnabled(_ context.Context, id string, enabled bool)
 func (s *Store) CreateInstance(_ context.Context, snap *engine.Snapshot) (*engine.Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.fencedNew(snap, snap.Epoch); err != nil {
+		return nil, err
+	}
 	if snap.RequestID != "" {
 		k := snap.DefinitionKey + "\x00" + snap.RequestID
 		if id, ok := s.byRequest[k]; ok {

@@ -147,25 +147,30 @@ func (s *Store) UnfinishedIn(ctx context.Context, p int, fn func(*engine.Snapsho
 }
 
 // fenceCreates refuses a fenced batch that creates an instance in a
-// partition another replica has leased since (at a newer epoch):
-// FencePartition stamped the instances stored then, not those created after.
+// partition another replica has leased since (see fenceNew).
 func (s *Store) fenceCreates(ctx context.Context, b *engine.Batch) error {
-	if b.Epoch == 0 {
-		return nil
-	}
 	var parts []int
 	for _, c := range b.Changes {
 		if c.Create && !slices.Contains(parts, c.Snapshot.Partition) {
 			parts = append(parts, c.Snapshot.Partition)
 		}
 	}
-	if len(parts) == 0 {
+	return s.fenceNew(ctx, b.Epoch, parts)
+}
+
+// fenceNew refuses new instances of partitions parts written at epoch (0:
+// not fenced) when one of the partitions' leases is at a newer epoch:
+// FencePartition stamped the instances stored when the lease changed
+// hands, not those created after. (A take between this read and the
+// insert still gets through: the window is one round trip.)
+func (s *Store) fenceNew(ctx context.Context, epoch int64, parts []int) error {
+	if epoch == 0 || len(parts) == 0 {
 		return nil
 	}
 	var l engine.PartitionLease
 	err := s.partitions.FindOne(ctx, bson.D{
 		{Key: "_id", Value: bson.D{{Key: "$in", Value: parts}}},
-		{Key: "epoch", Value: bson.D{{Key: "$gt", Value: b.Epoch}}},
+		{Key: "epoch", Value: bson.D{{Key: "$gt", Value: epoch}}},
 	}).Decode(&l)
 	switch {
 	case errors.Is(err, mongo.ErrNoDocuments):
@@ -173,5 +178,5 @@ func (s *Store) fenceCreates(ctx context.Context, b *engine.Batch) error {
 	case err != nil:
 		return mapErr(err, "checking the partition leases")
 	}
-	return fmt.Errorf("new instances: partition %d is at epoch %d, the commit at %d: %w", l.Partition, l.Epoch, b.Epoch, engine.ErrFenced)
+	return fmt.Errorf("new instances: partition %d is at epoch %d, the write at %d: %w", l.Partition, l.Epoch, epoch, engine.ErrFenced)
 }

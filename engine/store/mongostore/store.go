@@ -260,6 +260,9 @@ type request struct {
 const ClaimWaitDefault = 5 * time.Second
 
 func (s *Store) CreateInstance(ctx context.Context, snap *engine.Snapshot) (*engine.Snapshot, error) {
+	if err := s.fenceNew(ctx, snap.Epoch, []int{snap.Partition}); err != nil {
+		return nil, err
+	}
 	if snap.RequestID == "" {
 		return s.insertInstance(ctx, snap)
 	}

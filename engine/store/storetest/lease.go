@@ -281,6 +281,17 @@ func testFencedCreate(t *testing.T, s LeaseStore) {
 	require.NoError(t, s.Commit(c, &engine.Batch{Epoch: l.Epoch, Changes: []engine.Change{{Snapshot: in("i-2", 5), Create: true}}}))
 	requireEpoch(t, s, "i-2", 0, l.Epoch)
 	requireFenced(t, s.Commit(c, &engine.Batch{Epoch: old.Epoch, Changes: []engine.Change{{Snapshot: in("i-2", 5), Create: true}}}))
+
+	started := in("i-3", 5) // an idempotent start
+	started.RequestID, started.Epoch = "req-3", old.Epoch
+	_, err = s.CreateInstance(c, started)
+	requireFenced(t, err)
+	_, err = s.Instance(c, "i-3")
+	require.ErrorIs(t, err, engine.ErrNotFound)
+	started.Epoch = l.Epoch
+	_, err = s.CreateInstance(c, started)
+	require.NoError(t, err, "the request id was not claimed by the refused start")
+	requireEpoch(t, s, "i-3", 0, l.Epoch)
 }
 
 // testFencePartitionScope: a fence raises the epoch of the unfinished
