@@ -65,9 +65,9 @@ func TestReplicas(t *testing.T) {
 	}
 }
 
-// cluster is the store server, Redis and the replicas of one run, with the
+// replicaCluster is the store server, Redis and the replicas of one run, with the
 // test's view of which replicas it may send requests to.
-type cluster struct {
+type replicaCluster struct {
 	t        *testing.T
 	storeURI string
 	replicas []*child
@@ -110,11 +110,11 @@ func runReplicas(t *testing.T, bin, fault string) {
 
 // startCluster starts the store server, redis-server and the replicas r1..rN,
 // each on a port of its own that it advertises to the others.
-func startCluster(ctx context.Context, t *testing.T, bin string) *cluster {
+func startCluster(ctx context.Context, t *testing.T, bin string) *replicaCluster {
 	t.Helper()
 	store := startStoreServer(ctx, t, bin, filepath.Join(t.TempDir(), "store"))
 	redis := redistest.Start(t)
-	c := &cluster{t: t, storeURI: store.uri, down: make([]atomic.Bool, replicasCount)}
+	c := &replicaCluster{t: t, storeURI: store.uri, down: make([]atomic.Bool, replicasCount)}
 	for i := range replicasCount {
 		addr := freeAddr(t)
 		r := startChild(t, bin, t.TempDir())
@@ -158,7 +158,7 @@ func freeAddr(t *testing.T) string {
 // transport errors and 5xx with backoff, on another replica each time. It
 // returns the replica that answered, or the error that is not worth
 // retrying (errRejected) or ctx's.
-func (c *cluster) send(ctx context.Context, prefer int, fn func(r *child) error) (int, error) {
+func (c *replicaCluster) send(ctx context.Context, prefer int, fn func(r *child) error) (int, error) {
 	var err error
 	for attempt := 0; ; attempt++ {
 		i := c.up(prefer + attempt)
@@ -176,7 +176,7 @@ func (c *cluster) send(ctx context.Context, prefer int, fn func(r *child) error)
 }
 
 // up returns replica i modulo their number, or the next one that is up.
-func (c *cluster) up(i int) int {
+func (c *replicaCluster) up(i int) int {
 	for k := range replicasCount {
 		j := (i + k) % replicasCount
 		if !c.down[j].Load() {
@@ -188,7 +188,7 @@ func (c *cluster) up(i int) int {
 
 // startInstances starts the instances round robin and returns their ids
 // and the replica each start was acknowledged by.
-func (c *cluster) startInstances(ctx context.Context) ([]string, []int) {
+func (c *replicaCluster) startInstances(ctx context.Context) ([]string, []int) {
 	ids, startedOn := make([]string, replicasInstances), make([]int, replicasInstances)
 	parallel(ctx, replicasInstances, func(i int) {
 		reqID := fmt.Sprintf("replicas-%d", i)
@@ -223,7 +223,7 @@ func orderID(i int) string { return fmt.Sprintf("order-%d", i) }
 // settle correlates each instance's message through the replica after the
 // one it started on and completes its user task through the one after that,
 // calling fault once faultAt of these operations were acknowledged.
-func (c *cluster) settle(ctx context.Context, ids []string, startedOn []int, faultAt int, fault func()) {
+func (c *replicaCluster) settle(ctx context.Context, ids []string, startedOn []int, faultAt int, fault func()) {
 	tasks := c.openTasks(ctx)
 	c.t.Logf("%d open tasks of %d instances", len(tasks), len(ids))
 	var acked atomic.Int64
@@ -253,7 +253,7 @@ func (c *cluster) settle(ctx context.Context, ids []string, startedOn []int, fau
 // acknowledged it. A 404 (nothing waits) may be a delivery whose answer was
 // lost, or an instance whose partition is changing hands: retried a few
 // times, then left to waitAllCompleted.
-func (c *cluster) correlate(ctx context.Context, prefer, i int) bool {
+func (c *replicaCluster) correlate(ctx context.Context, prefer, i int) bool {
 	body, _ := json.Marshal(map[string]any{"name": "paid", "correlationKey": orderID(i)})
 	for attempt := range 10 {
 		var out struct{ Correlated int }
@@ -278,7 +278,7 @@ func (c *cluster) correlate(ctx context.Context, prefer, i int) bool {
 // complete completes a task and reports whether a replica acknowledged it;
 // 409 means an earlier attempt did (whose answer was cut off) or the task
 // is being completed: waitAllCompleted and the store check see which.
-func (c *cluster) complete(ctx context.Context, prefer int, task string) bool {
+func (c *replicaCluster) complete(ctx context.Context, prefer int, task string) bool {
 	_, err := c.send(ctx, prefer, func(r *child) error { return r.completeTask(ctx, task) })
 	if err != nil {
 		c.t.Errorf("completing task %s: %v", task, err)
@@ -287,7 +287,7 @@ func (c *cluster) complete(ctx context.Context, prefer int, task string) bool {
 }
 
 // openTasks maps each instance of the model to its open task.
-func (c *cluster) openTasks(ctx context.Context) map[string]string {
+func (c *replicaCluster) openTasks(ctx context.Context) map[string]string {
 	tasks := map[string]string{}
 	cursor := ""
 	for {
@@ -313,7 +313,7 @@ func (c *cluster) openTasks(ctx context.Context) map[string]string {
 
 // inflict kills or stops replica victim. A stopped replica is resumed past
 // twice the lease TTL, by when the others have taken its partitions.
-func (c *cluster) inflict(ctx context.Context, fault string, victim int) {
+func (c *replicaCluster) inflict(ctx context.Context, fault string, victim int) {
 	r := c.replicas[victim]
 	c.down[victim].Store(true)
 	switch fault {
@@ -347,7 +347,7 @@ func (c *cluster) inflict(ctx context.Context, fault string, victim int) {
 // waitAllCompleted polls the instances through the replicas that are up,
 // correlating messages and completing tasks of those still waiting, until
 // every instance has completed or ctx ends.
-func (c *cluster) waitAllCompleted(ctx context.Context, ids []string) {
+func (c *replicaCluster) waitAllCompleted(ctx context.Context, ids []string) {
 	left := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == "" })
 	index := map[string]int{}
 	for i, id := range ids {
@@ -384,7 +384,7 @@ func (c *cluster) waitAllCompleted(ctx context.Context, ids []string) {
 // it has not completed, sends its message again (404: delivered already)
 // and completes its open tasks (errors: the next round retries). It
 // returns the instance's state for the report and whether it completed.
-func (c *cluster) nudge(ctx context.Context, k int, id, order string) (string, bool) {
+func (c *replicaCluster) nudge(ctx context.Context, k int, id, order string) (string, bool) {
 	var inst struct {
 		Status string
 		Tokens []engine.TokenState
@@ -409,7 +409,7 @@ func (c *cluster) nudge(ctx context.Context, k int, id, order string) (string, b
 }
 
 // stopAll stops the replicas that still run with SIGINT, each exiting 0.
-func (c *cluster) stopAll(t *testing.T) {
+func (c *replicaCluster) stopAll(t *testing.T) {
 	t.Helper()
 	for _, r := range c.replicas {
 		r.mu.Lock()
@@ -422,7 +422,7 @@ func (c *cluster) stopAll(t *testing.T) {
 }
 
 // logClusterView logs what GET /api/v1/cluster says on each replica up.
-func (c *cluster) logClusterView() {
+func (c *replicaCluster) logClusterView() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for i, r := range c.replicas {
