@@ -590,7 +590,10 @@ func checkReplicasStore(t *testing.T, uri string, ids []string) {
 			add("not completed", id, string(snap.Status))
 		}
 		evs, err := store.Events(ctx, id, 0, 0)
-		require.NoError(t, err)
+		if err != nil {
+			add("log unreadable", id, fmt.Sprintf("(status %s, seq %d): %v", snap.Status, snap.Seq, err))
+			continue
+		}
 		slices.SortStableFunc(evs, func(a, b engine.Event) int { return int(a.Seq) - int(b.Seq) })
 		for i, ev := range evs {
 			if ev.Seq != uint64(i+1) {
