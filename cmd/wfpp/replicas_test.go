@@ -71,7 +71,8 @@ type replicaCluster struct {
 	t        *testing.T
 	storeURI string
 	replicas []*child
-	down     []atomic.Bool // killed or stopped: the test sends nothing there
+	down     []atomic.Bool  // killed or stopped: the test sends nothing there
+	resumes  sync.WaitGroup // of stopped replicas, which the test waits for
 }
 
 func runReplicas(t *testing.T, bin, fault string) {
@@ -139,6 +140,7 @@ func startCluster(ctx context.Context, t *testing.T, bin string) *replicaCluster
 	wg.Wait()
 	require.NoError(t, errors.Join(errs...), "starting the replicas")
 	t.Cleanup(func() {
+		c.resumes.Wait()
 		if t.Failed() {
 			c.logClusterView()
 		}
@@ -328,7 +330,7 @@ func (c *replicaCluster) inflict(ctx context.Context, fault string, victim int) 
 		r.mu.Unlock()
 		require.NoError(c.t, p.Signal(syscall.SIGSTOP))
 		c.t.Logf("r%d stopped", victim+1)
-		go func() {
+		c.resumes.Go(func() {
 			timer := time.NewTimer(2*replicasLeaseTTL + time.Second)
 			defer timer.Stop()
 			select {
@@ -340,7 +342,7 @@ func (c *replicaCluster) inflict(ctx context.Context, fault string, victim int) 
 			}
 			c.t.Logf("r%d resumed", victim+1)
 			c.down[victim].Store(false)
-		}()
+		})
 	}
 }
 
