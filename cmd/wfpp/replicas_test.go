@@ -20,6 +20,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/workflowpp/wfpp/engine"
@@ -73,6 +74,9 @@ type replicaCluster struct {
 	replicas []*child
 	down     []atomic.Bool  // killed or stopped: the test sends nothing there
 	resumes  sync.WaitGroup // of stopped replicas, which the test waits for
+	db       *mongo.Database
+	// victimHeld are the leases the failed replica held when it failed.
+	victimHeld []engine.PartitionLease
 }
 
 func runReplicas(t *testing.T, bin, fault string) {
@@ -104,6 +108,7 @@ func runReplicas(t *testing.T, bin, fault string) {
 
 	// Phase 3: finish what the fault cut off, until every instance completed.
 	c.waitAllCompleted(ctx, ids)
+	c.checkTakeover(ctx)
 	ws.waitFor(ctx, t, ids, startedOn)
 	c.stopAll(t)
 	checkReplicasStore(t, c.storeURI, ids)
@@ -115,7 +120,9 @@ func startCluster(ctx context.Context, t *testing.T, bin string) *replicaCluster
 	t.Helper()
 	store := startStoreServer(ctx, t, bin, filepath.Join(t.TempDir(), "store"))
 	redis := redistest.Start(t)
-	c := &replicaCluster{t: t, storeURI: store.uri, down: make([]atomic.Bool, replicasCount)}
+	client := connectURI(ctx, t, store.uri)
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	c := &replicaCluster{t: t, storeURI: store.uri, down: make([]atomic.Bool, replicasCount), db: client.Database(mongoDBDefault)}
 	for i := range replicasCount {
 		addr := freeAddr(t)
 		r := startChild(t, bin, t.TempDir())
@@ -318,6 +325,11 @@ func (c *replicaCluster) openTasks(ctx context.Context) map[string]string {
 func (c *replicaCluster) inflict(ctx context.Context, fault string, victim int) {
 	r := c.replicas[victim]
 	c.down[victim].Store(true)
+	for _, l := range c.leases(ctx) {
+		if l.Owner == fmt.Sprintf("r%d", victim+1) {
+			c.victimHeld = append(c.victimHeld, l)
+		}
+	}
 	switch fault {
 	case faultKill:
 		if err := r.kill(); err != nil {
@@ -344,6 +356,39 @@ func (c *replicaCluster) inflict(ctx context.Context, fault string, victim int) 
 			c.down[victim].Store(false)
 		})
 	}
+}
+
+// leases reads the partition leases from the store.
+func (c *replicaCluster) leases(ctx context.Context) []engine.PartitionLease {
+	var leases []engine.PartitionLease
+	cur, err := c.db.Collection("partitions").Find(ctx, bson.D{})
+	if err == nil {
+		err = cur.All(ctx, &leases)
+	}
+	if err != nil {
+		c.t.Errorf("reading the partition leases: %v", err)
+	}
+	return leases
+}
+
+// checkTakeover checks that the failed replica held partitions and that
+// each was leased anew since (a higher epoch), so the run took over.
+func (c *replicaCluster) checkTakeover(ctx context.Context) {
+	if len(c.victimHeld) == 0 {
+		c.t.Errorf("the failed replica held no partition when it failed: nothing was taken over")
+		return
+	}
+	now := map[int]engine.PartitionLease{}
+	for _, l := range c.leases(ctx) {
+		now[l.Partition] = l
+	}
+	for _, l := range c.victimHeld {
+		if after := now[l.Partition]; after.Epoch <= l.Epoch {
+			c.t.Errorf("partition %d: %s held it at epoch %d when it failed, and now %s at epoch %d: not taken over",
+				l.Partition, l.Owner, l.Epoch, after.Owner, after.Epoch)
+		}
+	}
+	c.t.Logf("%d partitions of the failed replica taken over", len(c.victimHeld))
 }
 
 // waitAllCompleted polls the instances through the replicas that are up,
