@@ -73,6 +73,7 @@ func TestComposeFile(t *testing.T) {
 		require.NotContains(t, wfpp.Environment, perReplica, "shared by every replica")
 	}
 	require.Equal(t, ":8080", wfpp.Environment["WFPP_ADDR"], "all interfaces: the replica advertises its host name")
+	require.NotEmpty(t, wfpp.Environment["WFPP_CLUSTER_SECRET"], "without it the internal routes answer loopback callers only")
 	require.True(t, strings.HasPrefix(proxy.Image, "caddy:2"), "proxy image %q", proxy.Image)
 	require.Equal(t, []string{"8080:8080"}, proxy.Ports)
 	require.Len(t, proxy.Configs, 1)
