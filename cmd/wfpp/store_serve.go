@@ -23,12 +23,17 @@ const storeServeAddrDefault = "127.0.0.1:27017"
 // own, so that several `wfpp serve` replicas on one machine share it through
 // WFPP_MONGO_URI (development and tests; production uses MongoDB).
 func storeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "serve" {
-		fmt.Fprintln(stderr, "Usage: wfpp store serve [--addr HOST:PORT] [--data DIR] [--db NAME] [--sync full|normal]")
-		return exitUsage
-	}
 	fs := flag.NewFlagSet("store serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: wfpp store serve [--addr HOST:PORT] [--data DIR] [--db NAME] [--sync full|normal]")
+		fmt.Fprintln(stderr, "\nRuns the embedded store alone until SIGTERM or Ctrl-C; start the replicas with the WFPP_MONGO_URI it prints.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if len(args) == 0 || args[0] != "serve" {
+		fs.Usage()
+		return exitUsage
+	}
 	addr := fs.String("addr", storeServeAddrDefault, "loopback host:port to listen on (port 0: a free one)")
 	dataDir := fs.String("data", embedded.DataDirDefault, "data directory (one SQLite file per database)")
 	db := fs.String("db", mongoDBDefault, "database the replicas use: prepared at start and named in the printed URI")
@@ -43,7 +48,8 @@ func storeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
-	cfg := embedded.Config{Addr: *addr, DataDir: *dataDir, Sync: embedded.Sync(*sync), Logger: log}
+	// FerretDB keeps its default logger: warnings and errors only.
+	cfg := embedded.Config{Addr: *addr, DataDir: *dataDir, Sync: embedded.Sync(*sync)}
 	if err := serveStore(ctx, cfg, *db, stdout, log); err != nil {
 		fmt.Fprintf(stderr, "wfpp store serve: %v\n", err)
 		return exitUsage
