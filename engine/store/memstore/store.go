@@ -31,6 +31,7 @@ type Store struct {
 	dropEvents   bool // keep no event log
 	dropFinished bool // forget instances once they end
 	steps        stepCache
+	buffered     messageBuffer
 
 	parked    parking
 	recent    []waiting // instances that waited after their last commit, oldest first

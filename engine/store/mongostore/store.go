@@ -73,7 +73,7 @@ type Store struct {
 	// PutCacheEntry drops expired entries (step_cache.go).
 	sweepStepCache bool
 
-	defs, heads, forms, filters, instances, variables, requests, events, tasks, incidents, deadLetters, schedules, meta, stepCache *mongo.Collection
+	defs, heads, forms, filters, instances, variables, requests, events, tasks, incidents, deadLetters, schedules, meta, stepCache, messages *mongo.Collection
 }
 
 // New returns a Store on db after creating its indexes.
@@ -97,6 +97,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		schedules:   db.Collection("schedules"),
 		meta:        db.Collection("meta"),
 		stepCache:   db.Collection("step_cache"),
+		messages:    db.Collection("messages"),
 	}
 	idx := []indexes{
 		{s.defs, []mongo.IndexModel{{Keys: bson.D{{Key: "key", Value: 1}, {Key: "version", Value: 1}}, Options: options.Index().SetUnique(true)}}},
@@ -115,6 +116,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		{s.forms, []mongo.IndexModel{{Keys: bson.D{{Key: "form_id", Value: 1}, {Key: "version", Value: 1}}, Options: options.Index().SetUnique(true)}}},
 		{s.incidents, []mongo.IndexModel{{Keys: bson.D{{Key: "instance_id", Value: 1}}}}},
 		{s.deadLetters, []mongo.IndexModel{{Keys: bson.D{{Key: "instance_id", Value: 1}}}}},
+		{s.messages, messageIndexes},
 	}
 	if err := s.createCollections(ctx); err != nil {
 		return nil, err
@@ -173,7 +175,7 @@ func (s *Store) createCollections(ctx context.Context) error {
 	if err != nil {
 		return mapErr(err, "listing collections")
 	}
-	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.schedules, s.meta, s.stepCache} {
+	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.schedules, s.meta, s.stepCache, s.messages} {
 		if slices.Contains(names, c.Name()) {
 			continue
 		}
