@@ -32,6 +32,7 @@ type Store struct {
 	dropFinished bool // forget instances once they end
 	steps        stepCache
 	buffered     messageBuffer
+	places       engine.LocalPlaces // of capped definitions (engine.PlaceStore)
 
 	parked    parking
 	recent    []waiting // instances that waited after their last commit, oldest first

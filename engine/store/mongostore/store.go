@@ -73,7 +73,7 @@ type Store struct {
 	// PutCacheEntry drops expired entries (step_cache.go).
 	sweepStepCache bool
 
-	defs, heads, forms, filters, instances, variables, requests, events, tasks, incidents, deadLetters, schedules, meta, stepCache, messages *mongo.Collection
+	defs, heads, forms, filters, instances, variables, requests, events, tasks, incidents, deadLetters, schedules, meta, stepCache, messages, places *mongo.Collection
 }
 
 // New returns a Store on db after creating its indexes.
@@ -98,6 +98,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		meta:        db.Collection("meta"),
 		stepCache:   db.Collection("step_cache"),
 		messages:    db.Collection("messages"),
+		places:      db.Collection("places"),
 	}
 	idx := []indexes{
 		{s.defs, []mongo.IndexModel{{Keys: bson.D{{Key: "key", Value: 1}, {Key: "version", Value: 1}}, Options: options.Index().SetUnique(true)}}},
@@ -175,7 +176,7 @@ func (s *Store) createCollections(ctx context.Context) error {
 	if err != nil {
 		return mapErr(err, "listing collections")
 	}
-	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.schedules, s.meta, s.stepCache, s.messages} {
+	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.schedules, s.meta, s.stepCache, s.messages, s.places} {
 		if slices.Contains(names, c.Name()) {
 			continue
 		}
