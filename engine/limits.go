@@ -367,6 +367,14 @@ func (l *limiter) dequeue(q *queuedStart) {
 	if err == nil || errors.Is(err, ErrClosed) || errors.Is(err, ErrInvalidState) {
 		return // started (or, invalid state, started already); closing: recovery starts it
 	}
+	if errors.As(err, new(*NotOwnerError)) {
+		// Its partition went to another replica, which recovered it and
+		// takes its place (the same one: places are by instance): keep it.
+		l.mu.Lock()
+		delete(l.counted, q.id)
+		l.mu.Unlock()
+		return
+	}
 	l.e.cfg.Logger.Error("starting a queued instance", "instance_id", q.id, "definition", q.key, "err", err)
 	l.drop(q.id)
 }

@@ -267,8 +267,10 @@ func TestMaxConcurrentAcrossReplicas(t *testing.T) {
 	defer cancel()
 	st := memstore.New()
 	replica := func(id string) *engine.Engine {
-		e, err := engine.New(engine.Config{Store: st, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2,
-			Cluster: &engine.ClusterConfig{ReplicaID: id, Address: "127.0.0.1:0"}})
+		e, err := engine.New(engine.Config{
+			Store: st, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2,
+			Cluster: &engine.ClusterConfig{ReplicaID: id, Address: "127.0.0.1:0"},
+		})
 		require.NoError(t, err)
 		require.NoError(t, e.Run(ctx))
 		t.Cleanup(e.Close)

@@ -178,9 +178,9 @@ func (b *messageBuffer) opened(subs []messageSub) {
 			b.names[s.name] = true
 		}
 	}
-	any := len(b.names) > 0
+	pending := len(b.names) > 0
 	b.mu.Unlock()
-	if any && b.ensureRunning() == nil {
+	if pending && b.ensureRunning() == nil {
 		select {
 		case b.wake <- struct{}{}:
 		default:
