@@ -92,8 +92,7 @@ type limiter struct {
 	queued     map[string]*queuedStart // instance id → its place in a queue
 	recovering bool                    // no start leaves a queue until the queues are rebuilt
 	polling    bool                    // shared: a look for places others freed is armed
-	polls      int                     // looks so far, to check stale places every placeCheckEvery
-	suspects   map[string]bool         // places whose instance was not found at the last check
+	suspects   map[string]bool         // places whose instance was not found at the last look
 }
 
 // keyLimit is one definition key's queue.
@@ -114,11 +113,10 @@ type queuedStart struct {
 
 const (
 	// placePoll is how often a replica with queued starts looks for places
-	// other replicas freed.
+	// other replicas freed, or that ended instances did not give back. It
+	// reads the instances holding places (at most the cap) only while the
+	// cap is full and starts wait.
 	placePoll = time.Second
-	// placeCheckEvery is how many looks pass between two checks of the
-	// places whose instance ended without giving them back.
-	placeCheckEvery = 30
 	// placeTimeout bounds the store calls of one admission or promotion.
 	placeTimeout = 10 * time.Second
 )
@@ -391,16 +389,14 @@ func (l *limiter) poll() {
 	l.e.clock.AfterFunc(placePoll, l.look)
 }
 
-// look gives places other replicas freed to the queued starts, and now and
-// then gives back places whose instance ended without giving them back.
+// look gives back places whose instance ended without giving them back,
+// and gives places other replicas freed to the queued starts.
 func (l *limiter) look() {
 	if l.e.ctx.Err() != nil {
 		return // closed
 	}
 	l.mu.Lock()
 	l.polling = false
-	l.polls++
-	check := l.polls%placeCheckEvery == 0
 	var keys []string
 	for key, k := range l.keys {
 		if len(k.queue) > 0 {
@@ -408,18 +404,17 @@ func (l *limiter) look() {
 		}
 	}
 	l.mu.Unlock()
-	if check {
-		l.checkPlaces()
-	}
+	l.checkPlaces(keys)
 	for _, key := range keys {
 		l.promoteLater(key)
 	}
 }
 
-// checkPlaces gives back the places of instances that ended, or were not
-// found twice in a row (a start that failed after taking its place), which
-// a crash kept from giving them back.
-func (l *limiter) checkPlaces() {
+// checkPlaces gives back the places of keys that other replicas'
+// instances hold although they ended, or were not found twice in a row (a
+// start that failed after taking its place): a crash kept them from giving
+// them back.
+func (l *limiter) checkPlaces(keys []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), placeTimeout)
 	defer cancel()
 	places, err := l.places.Places(ctx)
@@ -428,8 +423,8 @@ func (l *limiter) checkPlaces() {
 		return
 	}
 	suspects := map[string]bool{}
-	for key, ids := range places {
-		for _, id := range ids {
+	for _, key := range keys {
+		for _, id := range places[key] {
 			l.mu.Lock()
 			_, mine := l.counted[id]
 			was := l.suspects[id]

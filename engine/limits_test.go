@@ -330,3 +330,54 @@ func TestMaxConcurrentAcrossReplicas(t *testing.T) {
 	require.Eventually(t, func() bool { return status(last) == engine.StatusCompleted }, 10*time.Second, time.Millisecond)
 	require.Eventually(t, func() bool { return len(running()) == 0 }, 10*time.Second, time.Millisecond, "every place is given back")
 }
+
+// TestStalePlacesGivenBack: on a replica of a cluster, a place that a crash
+// kept from being given back (its instance ended, or its start failed after
+// taking it and the instance was never stored) is given back once a start
+// waits for it.
+func TestStalePlacesGivenBack(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st := memstore.New()
+	e, err := engine.New(engine.Config{
+		Store: st, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2,
+		Cluster: &engine.ClusterConfig{ReplicaID: "a", Address: "127.0.0.1:0"},
+	})
+	require.NoError(t, err)
+	require.NoError(t, e.Run(ctx))
+	t.Cleanup(e.Close)
+	rec, _, err := e.Deploy(ctx, engine.DeployRequest{Source: cappedProcess("capped", `wf:maxConcurrentInstances="1"`)})
+	require.NoError(t, err)
+	status := func(id string) engine.Status {
+		snap, err := st.Instance(ctx, id)
+		require.NoError(t, err)
+		return snap.Status
+	}
+	complete := func(id string) {
+		require.Eventually(t, func() bool { return status(id) == engine.StatusWaiting }, 10*time.Second, time.Millisecond)
+		snap, err := st.Instance(ctx, id)
+		require.NoError(t, err)
+		_, err = e.CompleteTask(ctx, snap.Tasks[0].ID, "tester", nil)
+		require.NoError(t, err)
+		require.NoError(t, e.WaitIdle(ctx))
+		require.Equal(t, engine.StatusCompleted, status(id))
+	}
+	for _, stale := range []string{"ended", "never stored"} {
+		first, _, err := e.Start(ctx, engine.StartRequest{Definition: rec.Key})
+		require.NoError(t, err)
+		complete(first.ID)
+		holder := first.ID // its end was stored, the release was not
+		if stale == "never stored" {
+			holder = "a-start-that-crashed"
+		}
+		ok, err := st.TakePlace(ctx, rec.Key, holder, 1)
+		require.NoError(t, err)
+		require.True(t, ok)
+
+		next, _, err := e.Start(ctx, engine.StartRequest{Definition: rec.Key})
+		require.NoError(t, err)
+		require.Equal(t, engine.StatusQueued, next.Status, "%s: the stale place counts until it is found", stale)
+		complete(next.ID)
+	}
+}
