@@ -163,3 +163,56 @@ func TestBufferedMessageReachesOneReplica(t *testing.T) {
 	}
 	require.Equal(t, 1, completed(), "one instance, on one replica, got it")
 }
+
+// TestBufferedMessageSweptAcrossReplicas: in a cluster, a message buffered
+// on one replica reaches an instance that waits on another through the
+// store: when the instance subscribes after it was buffered, and when it
+// waited already (a publication that did not reach it: here, replicas
+// without Peers), at the other replica's next sweep.
+func TestBufferedMessageSweptAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st := memstore.New()
+	replica := func(id string) *engine.Engine {
+		e, err := engine.New(engine.Config{
+			Store: st, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2,
+			Cluster: &engine.ClusterConfig{ReplicaID: id, Address: "127.0.0.1:0"},
+		})
+		require.NoError(t, err)
+		require.NoError(t, e.Run(context.Background()))
+		t.Cleanup(e.Close)
+		return e
+	}
+	a, b := replica("a"), replica("b")
+	src, err := os.ReadFile(filepath.Join("testdata", "message_correlation.bpmn"))
+	require.NoError(t, err)
+	rec, _, err := a.Deploy(ctx, engine.DeployRequest{Source: src})
+	require.NoError(t, err)
+	start := func(order string) string {
+		snap, _, err := b.Start(ctx, engine.StartRequest{Definition: rec.Key, Variables: map[string]any{"orderId": order}})
+		require.NoError(t, err)
+		return snap.ID
+	}
+	completed := func(id string) bool {
+		snap, err := st.Instance(ctx, id)
+		require.NoError(t, err)
+		return snap.Status == engine.StatusCompleted
+	}
+	publish := func(order string) {
+		pub, err := a.Publish(ctx, engine.Message{Name: "payment", CorrelationKey: order}, time.Hour)
+		require.NoError(t, err)
+		require.True(t, pub.Buffered)
+	}
+
+	waiting := start("o-1") // b has looked into the store already
+	require.NoError(t, b.WaitIdle(ctx))
+	publish("o-2")
+	later := start("o-2")
+	require.Eventually(t, func() bool { return completed(later) }, 10*time.Second, time.Millisecond, "subscribed after the message was buffered")
+
+	publish("o-1")
+	require.Eventually(t, func() bool { return completed(waiting) }, 10*time.Second, time.Millisecond, "waited before: b's sweep finds it")
+	left, err := st.BufferedMessages(ctx, "", time.Now(), 0)
+	require.NoError(t, err)
+	require.Empty(t, left)
+}
