@@ -47,10 +47,9 @@ func (m BufferedMessage) message() Message {
 type MessageStore interface {
 	// BufferMessage stores m; ErrDuplicate when its id is taken.
 	BufferMessage(ctx context.Context, m BufferedMessage) error
-	// BufferedMessages lists the messages named name (every one when name
-	// is empty) that have not expired at now, oldest first, at most limit
-	// (0: no limit).
-	BufferedMessages(ctx context.Context, name string, now time.Time, limit int) ([]BufferedMessage, error)
+	// BufferedMessages lists the messages f selects that have not expired
+	// at now, oldest first, at most limit (0: no limit).
+	BufferedMessages(ctx context.Context, f MessageFilter, now time.Time, limit int) ([]BufferedMessage, error)
 	// CountBufferedMessages counts the messages that have not expired at now.
 	CountBufferedMessages(ctx context.Context, now time.Time) (int, error)
 	// TakeBufferedMessage removes message id in one single-document delete:
@@ -60,6 +59,19 @@ type MessageStore interface {
 	// ExpireBufferedMessages removes the messages expired at now and says
 	// how many.
 	ExpireBufferedMessages(ctx context.Context, now time.Time) (int, error)
+}
+
+// MessageFilter selects buffered messages: those of Name with correlation
+// key CorrelationKey (which may be empty: messages sent without one), or
+// every one when Name is empty.
+type MessageFilter struct {
+	Name           string
+	CorrelationKey string
+}
+
+// Matches reports whether f selects m.
+func (f MessageFilter) Matches(m BufferedMessage) bool {
+	return f.Name == "" || m.Name == f.Name && m.CorrelationKey == f.CorrelationKey
 }
 
 // Publish correlates m like Correlate. When nothing waits for it and ttl is
@@ -79,7 +91,7 @@ func (e *Engine) Publish(ctx context.Context, m Message, ttl time.Duration) (Pub
 
 // messageBuffer delivers the messages Publish keeps in the store. Each time
 // instances open message subscriptions (once they are in the index, see
-// effects.run) it looks in the store for messages of their names; a
+// effects.run) it looks in the store for messages of their names and keys; a
 // message just stored is tried once more against the subscriptions open
 // then. As the index is written before the store is read, and the store
 // before the index is read, one of the two sees the other: a subscription
@@ -105,8 +117,8 @@ type messageBuffer struct {
 	// mayHold: the store may hold messages (not shared: once it held none,
 	// only this engine's writes, counted by stored, add some).
 	mayHold bool
-	stored  uint64          // writes of messages into the store
-	names   map[string]bool // of the subscriptions opened since the last look
+	stored  uint64                 // writes of messages into the store
+	fresh   map[MessageFilter]bool // names and keys of the subscriptions opened since the last look
 	running bool
 	closed  bool
 	wake    chan struct{}
@@ -125,7 +137,7 @@ func newMessageBuffer(e *Engine, max int) *messageBuffer {
 	ms, _ := e.cfg.Store.(MessageStore)
 	return &messageBuffer{
 		e: e, store: ms, max: max, shared: e.cfg.Cluster != nil, mayHold: true,
-		names: map[string]bool{}, wake: make(chan struct{}, 1), stop: make(chan struct{}),
+		fresh: map[MessageFilter]bool{}, wake: make(chan struct{}, 1), stop: make(chan struct{}),
 	}
 }
 
@@ -175,10 +187,10 @@ func (b *messageBuffer) opened(subs []messageSub) {
 	b.mu.Lock()
 	for _, s := range subs {
 		if !strings.HasPrefix(s.name, "\x00") { // signals are not buffered
-			b.names[s.name] = true
+			b.fresh[MessageFilter{Name: s.name, CorrelationKey: s.key}] = true
 		}
 	}
-	pending := len(b.names) > 0
+	pending := len(b.fresh) > 0
 	b.mu.Unlock()
 	if pending && b.ensureRunning() == nil {
 		select {
@@ -217,35 +229,35 @@ func (b *messageBuffer) run() {
 			return
 		case <-b.wake:
 			b.mu.Lock()
-			names := b.names
-			b.names = map[string]bool{}
+			fresh := b.fresh
+			b.fresh = map[MessageFilter]bool{}
 			b.mu.Unlock()
-			for name := range names {
-				b.look(name)
+			for f := range fresh {
+				b.look(f)
 			}
 		case <-sweep:
-			b.look("")
+			b.look(MessageFilter{})
 		}
 	}
 }
 
-// look delivers the stored messages of name (every name when empty) that
-// subscriptions of this engine wait for.
-func (b *messageBuffer) look(name string) {
+// look delivers the stored messages f selects that subscriptions of this
+// engine wait for.
+func (b *messageBuffer) look(f MessageFilter) {
 	ctx, cancel := context.WithTimeout(context.Background(), deliverTimeout)
 	defer cancel()
 	now := b.e.clock.Now()
 	if !b.shared && !b.mayHoldAny(ctx, now) {
 		return
 	}
-	if name == "" {
+	if f.Name == "" {
 		if err := b.expire(ctx, now); err != nil {
 			b.e.cfg.Logger.Warn("expiring buffered messages", "err", err)
 		}
 	}
-	msgs, err := b.store.BufferedMessages(ctx, name, now, b.max)
+	msgs, err := b.store.BufferedMessages(ctx, f, now, b.max)
 	if err != nil {
-		b.e.cfg.Logger.Warn("reading buffered messages", "message", name, "err", err)
+		b.e.cfg.Logger.Warn("reading buffered messages", "message", f.Name, "correlation_key", f.CorrelationKey, "err", err)
 		return
 	}
 	for _, m := range msgs {

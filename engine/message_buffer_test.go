@@ -109,7 +109,7 @@ func TestPublishedMessagesSurviveRestart(t *testing.T) {
 	require.Equal(t, engine.StatusWaiting, status(again), "delivered once")
 	require.Equal(t, engine.StatusWaiting, status(late), "an expired message is not delivered")
 	require.Eventually(t, func() bool {
-		left, err := st.BufferedMessages(ctx, "", epoch, 0)
+		left, err := st.BufferedMessages(ctx, engine.MessageFilter{}, epoch, 0)
 		require.NoError(t, err)
 		return len(left) == 0
 	}, 10*time.Second, time.Millisecond, "the expired message is deleted from the store")
@@ -155,7 +155,7 @@ func TestBufferedMessageReachesOneReplica(t *testing.T) {
 		return n
 	}
 	require.Eventually(t, func() bool { return completed() == 1 }, 10*time.Second, time.Millisecond)
-	left, err := st.BufferedMessages(ctx, "", epoch, 0)
+	left, err := st.BufferedMessages(ctx, engine.MessageFilter{}, epoch, 0)
 	require.NoError(t, err)
 	require.Empty(t, left, "taken out of the store")
 	for _, e := range replicas {
@@ -212,7 +212,7 @@ func TestBufferedMessageSweptAcrossReplicas(t *testing.T) {
 
 	publish("o-1")
 	require.Eventually(t, func() bool { return completed(waiting) }, 10*time.Second, time.Millisecond, "waited before: b's sweep finds it")
-	left, err := st.BufferedMessages(ctx, "", time.Now(), 0)
+	left, err := st.BufferedMessages(ctx, engine.MessageFilter{}, time.Now(), 0)
 	require.NoError(t, err)
 	require.Empty(t, left)
 }

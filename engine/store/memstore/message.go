@@ -36,13 +36,13 @@ func (s *Store) BufferMessage(_ context.Context, m engine.BufferedMessage) error
 	return nil
 }
 
-func (s *Store) BufferedMessages(_ context.Context, name string, now time.Time, limit int) ([]engine.BufferedMessage, error) {
+func (s *Store) BufferedMessages(_ context.Context, f engine.MessageFilter, now time.Time, limit int) ([]engine.BufferedMessage, error) {
 	b := &s.buffered
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var out []engine.BufferedMessage
 	for _, m := range b.msgs {
-		if (name == "" || m.Name == name) && m.Expires.After(now) {
+		if f.Matches(m) && m.Expires.After(now) {
 			m.Variables = maps.Clone(m.Variables)
 			out = append(out, m)
 		}

@@ -14,11 +14,11 @@ import (
 
 var _ engine.MessageStore = (*Store)(nil)
 
-// messageIndexes serve the lists of one name's messages, oldest first, and
+// messageIndexes serve the lists of one name and key's messages, oldest first, and
 // the deletes of expired ones. Expiry is the engine's (its clock), so no
 // TTL index: the engine deletes them itself.
 var messageIndexes = []mongo.IndexModel{
-	{Keys: bson.D{{Key: "name", Value: 1}, {Key: "published_at", Value: 1}}},
+	{Keys: bson.D{{Key: "name", Value: 1}, {Key: "correlation_key", Value: 1}, {Key: "published_at", Value: 1}}},
 	{Keys: bson.D{{Key: "expires_at", Value: 1}}},
 }
 
@@ -27,10 +27,10 @@ func (s *Store) BufferMessage(ctx context.Context, m engine.BufferedMessage) err
 	return mapErr(err, "buffering message "+m.ID)
 }
 
-func (s *Store) BufferedMessages(ctx context.Context, name string, now time.Time, limit int) ([]engine.BufferedMessage, error) {
+func (s *Store) BufferedMessages(ctx context.Context, f engine.MessageFilter, now time.Time, limit int) ([]engine.BufferedMessage, error) {
 	q := bson.D{{Key: "expires_at", Value: bson.D{{Key: "$gt", Value: now}}}}
-	if name != "" {
-		q = append(bson.D{{Key: "name", Value: name}}, q...)
+	if f.Name != "" {
+		q = append(bson.D{{Key: "name", Value: f.Name}, {Key: "correlation_key", Value: f.CorrelationKey}}, q...)
 	}
 	o := options.Find().SetSort(bson.D{{Key: "published_at", Value: 1}, {Key: "_id", Value: 1}})
 	if limit > 0 {
