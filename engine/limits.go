@@ -346,6 +346,21 @@ func (l *limiter) promote(key string) {
 	}
 }
 
+// forget drops instance id from this engine's count and queues without
+// giving its place back: its partition went to another replica, which
+// recovers it and counts it there (holding the same place: places are by
+// instance). For the code that drops a lost partition's instances.
+func (l *limiter) forget(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.counted, id)
+	if q := l.queued[id]; q != nil {
+		delete(l.queued, id)
+		k := l.keys[q.key]
+		k.queue = slices.DeleteFunc(k.queue, func(o *queuedStart) bool { return o == q })
+	}
+}
+
 // ended gives back the places of the instances whose end the events report,
 // once they are stored; a queued instance that was cancelled leaves its queue.
 func (l *limiter) ended(events []Event) {
@@ -366,11 +381,7 @@ func (l *limiter) dequeue(q *queuedStart) {
 		return // started (or, invalid state, started already); closing: recovery starts it
 	}
 	if errors.As(err, new(*NotOwnerError)) {
-		// Its partition went to another replica, which recovered it and
-		// takes its place (the same one: places are by instance): keep it.
-		l.mu.Lock()
-		delete(l.counted, q.id)
-		l.mu.Unlock()
+		l.forget(q.id)
 		return
 	}
 	l.e.cfg.Logger.Error("starting a queued instance", "instance_id", q.id, "definition", q.key, "err", err)
