@@ -89,10 +89,11 @@ type limiter struct {
 	mu         sync.Mutex
 	keys       map[string]*keyLimit
 	counted    map[string]string       // instance id → key: this engine's instances holding a place
+	taking     map[string]bool         // starts taking a place now (not counted yet)
 	queued     map[string]*queuedStart // instance id → its place in a queue
 	recovering bool                    // no start leaves a queue until the queues are rebuilt
 	polling    bool                    // shared: a look for places others freed is armed
-	suspects   map[string]bool         // places whose instance was not found at the last look
+	missing    map[string]time.Time    // places whose instance was not found, since when
 }
 
 // keyLimit is one definition key's queue.
@@ -119,6 +120,10 @@ const (
 	placePoll = time.Second
 	// placeTimeout bounds the store calls of one admission or promotion.
 	placeTimeout = 10 * time.Second
+	// staleStart is how long a place may be held by an instance that is
+	// not stored before it is given back: longer than a start may take
+	// from its admission to its first commit.
+	staleStart = placeTimeout + loadTimeout + commitTimeout + 10*time.Second
 )
 
 func newLimiter(e *Engine) *limiter {
@@ -128,7 +133,7 @@ func newLimiter(e *Engine) *limiter {
 	}
 	return &limiter{
 		e: e, places: ps, shared: e.cfg.Cluster != nil,
-		keys: map[string]*keyLimit{}, counted: map[string]string{}, queued: map[string]*queuedStart{}, suspects: map[string]bool{},
+		keys: map[string]*keyLimit{}, counted: map[string]string{}, taking: map[string]bool{}, queued: map[string]*queuedStart{}, missing: map[string]time.Time{},
 	}
 }
 
@@ -171,14 +176,20 @@ func (l *limiter) admit(sr *startRequest) (*admission, error) {
 	}
 	a := &admission{l: l, id: snap.ID}
 	if !waiting {
+		l.mu.Lock()
+		l.taking[snap.ID] = true
+		l.mu.Unlock()
 		ok, err := l.places.TakePlace(ctx, key, snap.ID, lim.MaxConcurrent)
-		if err != nil {
-			return nil, fmt.Errorf("counting the running instances of %s: %w", key, err)
-		}
+		l.mu.Lock()
+		delete(l.taking, snap.ID)
 		if ok {
-			l.mu.Lock()
 			l.counted[snap.ID] = key
-			l.mu.Unlock()
+		}
+		l.mu.Unlock()
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("counting the running instances of %s: %w", key, err)
+		case ok:
 			return a, nil
 		}
 	}
@@ -422,9 +433,9 @@ func (l *limiter) look() {
 }
 
 // checkPlaces gives back the places of keys that other replicas'
-// instances hold although they ended, or were not found twice in a row (a
-// start that failed after taking its place): a crash kept them from giving
-// them back.
+// instances hold although they ended, or that no stored instance has held
+// for staleStart (a start that failed, or crashed, after taking its place):
+// a crash kept them from giving them back.
 func (l *limiter) checkPlaces(keys []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), placeTimeout)
 	defer cancel()
@@ -433,22 +444,29 @@ func (l *limiter) checkPlaces(keys []string) {
 		l.e.cfg.Logger.Warn("checking the places of capped definitions", "err", err)
 		return
 	}
-	suspects := map[string]bool{}
+	now := l.e.clock.Now()
+	missing := map[string]time.Time{}
 	for _, key := range keys {
 		for _, id := range places[key] {
 			l.mu.Lock()
 			_, mine := l.counted[id]
-			was := l.suspects[id]
+			mine = mine || l.taking[id]
+			since, was := l.missing[id]
 			l.mu.Unlock()
 			if mine {
 				continue
 			}
 			snap, err := l.e.store.Instance(ctx, id)
 			switch {
-			case errors.Is(err, ErrNotFound) && !was:
-				suspects[id] = true
-				continue
-			case err == nil && !snap.Status.Done(), err != nil && !errors.Is(err, ErrNotFound):
+			case errors.Is(err, ErrNotFound):
+				if !was {
+					since = now
+				}
+				if now.Sub(since) < staleStart {
+					missing[id] = since
+					continue
+				}
+			case err != nil || !snap.Status.Done():
 				continue
 			}
 			if err := l.places.ReleasePlace(ctx, key, id); err != nil {
@@ -457,7 +475,7 @@ func (l *limiter) checkPlaces(keys []string) {
 		}
 	}
 	l.mu.Lock()
-	l.suspects = suspects
+	l.missing = missing
 	l.mu.Unlock()
 }
 
@@ -533,10 +551,15 @@ func (l *limiter) reconcile() error {
 	}
 	for key, ids := range places {
 		for _, id := range ids {
-			if counted[id] != key {
-				if err := l.places.ReleasePlace(ctx, key, id); err != nil {
-					return err
-				}
+			l.mu.Lock()
+			_, held := l.counted[id] // now, not as cloned: a start may have taken it since
+			held = held || l.taking[id]
+			l.mu.Unlock()
+			if held {
+				continue
+			}
+			if err := l.places.ReleasePlace(ctx, key, id); err != nil {
+				return err
 			}
 		}
 	}

@@ -332,16 +332,18 @@ func TestMaxConcurrentAcrossReplicas(t *testing.T) {
 }
 
 // TestStalePlacesGivenBack: on a replica of a cluster, a place that a crash
-// kept from being given back (its instance ended, or its start failed after
-// taking it and the instance was never stored) is given back once a start
-// waits for it.
+// kept from being given back is given back once a start waits for it: at
+// once when its instance ended (the end was stored, the release was not),
+// after a minute when no instance was ever stored for it (a start that
+// crashed between taking its place and its first commit).
 func TestStalePlacesGivenBack(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st := memstore.New()
+	clock := engine.NewVirtualClock(epoch)
 	e, err := engine.New(engine.Config{
-		Store: st, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2,
+		Store: st, Clock: clock, Partitions: 2, NodeWorkers: 2,
 		Cluster: &engine.ClusterConfig{ReplicaID: "a", Address: "127.0.0.1:0"},
 	})
 	require.NoError(t, err)
@@ -350,24 +352,24 @@ func TestStalePlacesGivenBack(t *testing.T) {
 	rec, _, err := e.Deploy(ctx, engine.DeployRequest{Source: cappedProcess("capped", `wf:maxConcurrentInstances="1"`)})
 	require.NoError(t, err)
 	status := func(id string) engine.Status {
+		require.NoError(t, e.WaitIdle(ctx))
 		snap, err := st.Instance(ctx, id)
 		require.NoError(t, err)
 		return snap.Status
 	}
 	complete := func(id string) {
-		require.Eventually(t, func() bool { return status(id) == engine.StatusWaiting }, 10*time.Second, time.Millisecond)
 		snap, err := st.Instance(ctx, id)
 		require.NoError(t, err)
 		_, err = e.CompleteTask(ctx, snap.Tasks[0].ID, "tester", nil)
 		require.NoError(t, err)
-		require.NoError(t, e.WaitIdle(ctx))
 		require.Equal(t, engine.StatusCompleted, status(id))
 	}
 	for _, stale := range []string{"ended", "never stored"} {
 		first, _, err := e.Start(ctx, engine.StartRequest{Definition: rec.Key})
 		require.NoError(t, err)
+		require.Equal(t, engine.StatusWaiting, status(first.ID))
 		complete(first.ID)
-		holder := first.ID // its end was stored, the release was not
+		holder := first.ID
 		if stale == "never stored" {
 			holder = "a-start-that-crashed"
 		}
@@ -377,7 +379,19 @@ func TestStalePlacesGivenBack(t *testing.T) {
 
 		next, _, err := e.Start(ctx, engine.StartRequest{Definition: rec.Key})
 		require.NoError(t, err)
-		require.Equal(t, engine.StatusQueued, next.Status, "%s: the stale place counts until it is found", stale)
+		require.Equal(t, engine.StatusQueued, status(next.ID), "%s: the stale place counts until it is found", stale)
+		began := clock.Now()
+		for status(next.ID) == engine.StatusQueued {
+			require.Less(t, clock.Now().Sub(began), 5*time.Minute, "%s: the place is never given back", stale)
+			clock.Advance(time.Second)
+		}
+		waited := clock.Now().Sub(began)
+		if stale == "ended" {
+			require.LessOrEqual(t, waited, 2*time.Second, "an ended instance's place goes at the first look")
+		} else {
+			require.GreaterOrEqual(t, waited, time.Minute, "a start may still be storing its instance")
+		}
+		require.Equal(t, engine.StatusWaiting, status(next.ID))
 		complete(next.ID)
 	}
 }
