@@ -31,6 +31,8 @@ type Store struct {
 	dropEvents   bool // keep no event log
 	dropFinished bool // forget instances once they end
 	steps        stepCache
+	buffered     messageBuffer
+	places       engine.LocalPlaces // of capped definitions (engine.PlaceStore)
 
 	parked    parking
 	recent    []waiting // instances that waited after their last commit, oldest first
