@@ -35,7 +35,7 @@ type cluster struct {
 
 	stop      chan struct{} // closed by close: the manager ends
 	closeOnce sync.Once
-	done chan struct{} // closed when the manager ended
+	done      chan struct{} // closed when the manager ended
 }
 
 // newCluster checks cfg and fills in its defaults.

@@ -1,0 +1,455 @@
+package engine_test
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/store/memstore"
+)
+
+// sharedStore is the one store of the replicas in these tests: a memory
+// store with partition leases and fenced commits, kept here in a small map
+// until the stores' own LeaseStore (memstore, mongostore) is merged; the
+// tests then run on those.
+type sharedStore struct {
+	*memstore.Store
+	mu       sync.Mutex
+	epochs   map[string]int64 // instance → the epoch of its last commit or fence
+	replicas map[string]engine.Replica
+	leases   map[int]engine.PartitionLease
+}
+
+func newSharedStore() *sharedStore {
+	return &sharedStore{Store: memstore.New(), epochs: map[string]int64{}, replicas: map[string]engine.Replica{}, leases: map[int]engine.PartitionLease{}}
+}
+
+// Commit refuses a batch at an epoch older than one of its instances' and
+// stamps the batch's epoch on them.
+func (s *sharedStore) Commit(ctx context.Context, b *engine.Batch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range b.Changes {
+		if b.Epoch != 0 && s.epochs[c.Snapshot.ID] > b.Epoch {
+			return engine.ErrFenced
+		}
+	}
+	if err := s.Store.Commit(ctx, b); err != nil {
+		return err
+	}
+	for _, c := range b.Changes {
+		if b.Epoch != 0 {
+			s.epochs[c.Snapshot.ID] = b.Epoch
+		}
+	}
+	return nil
+}
+
+func (s *sharedStore) Heartbeat(_ context.Context, r engine.Replica) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r.Started = cmp.Or(s.replicas[r.ID].Started, r.Heartbeat)
+	s.replicas[r.ID] = r
+	return nil
+}
+
+func (s *sharedStore) Replicas(context.Context) ([]engine.Replica, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]engine.Replica, 0, len(s.replicas))
+	for _, r := range s.replicas {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b engine.Replica) int { return a.Started.Compare(b.Started) })
+	return out, nil
+}
+
+func (s *sharedStore) RemoveReplica(_ context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.replicas, id)
+	return nil
+}
+
+func (s *sharedStore) AcquirePartition(_ context.Context, p int, owner string, now time.Time, ttl time.Duration) (engine.PartitionLease, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, taken := s.leases[p]
+	switch {
+	case taken && l.Owner == owner && now.Before(l.Expires):
+	case taken && l.Owner != "" && now.Before(l.Expires):
+		return l, false, nil
+	default:
+		l = engine.PartitionLease{Partition: p, Owner: owner, Epoch: l.Epoch + 1}
+	}
+	l.Expires = now.Add(ttl)
+	s.leases[p] = l
+	return l, true, nil
+}
+
+func (s *sharedStore) RenewPartition(_ context.Context, l engine.PartitionLease, now time.Time, ttl time.Duration) (engine.PartitionLease, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur := s.leases[l.Partition]; cur.Owner != l.Owner || cur.Epoch != l.Epoch {
+		return cur, engine.ErrFenced
+	}
+	l.Expires = now.Add(ttl)
+	s.leases[l.Partition] = l
+	return l, nil
+}
+
+func (s *sharedStore) ReleasePartition(_ context.Context, l engine.PartitionLease) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur := s.leases[l.Partition]; cur.Owner != l.Owner || cur.Epoch != l.Epoch {
+		return engine.ErrFenced
+	}
+	s.leases[l.Partition] = engine.PartitionLease{Partition: l.Partition, Epoch: l.Epoch}
+	return nil
+}
+
+func (s *sharedStore) Partitions(context.Context) ([]engine.PartitionLease, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]engine.PartitionLease, 0, len(s.leases))
+	for _, l := range s.leases {
+		out = append(out, l)
+	}
+	slices.SortFunc(out, func(a, b engine.PartitionLease) int { return cmp.Compare(a.Partition, b.Partition) })
+	return out, nil
+}
+
+func (s *sharedStore) FencePartition(ctx context.Context, p int, epoch int64) error {
+	return s.UnfinishedIn(ctx, p, func(snap *engine.Snapshot) error {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.epochs[snap.ID] = max(s.epochs[snap.ID], epoch)
+		return nil
+	})
+}
+
+func (s *sharedStore) UnfinishedIn(ctx context.Context, p int, fn func(*engine.Snapshot) error) error {
+	return s.Unfinished(ctx, func(snap *engine.Snapshot) error {
+		if snap.Partition != p {
+			return nil
+		}
+		return fn(snap)
+	})
+}
+
+// steal gives partition p to owner as a replica that took it over would:
+// a new epoch, its instances fenced.
+func (s *sharedStore) steal(t *testing.T, p int, owner, address string) {
+	t.Helper()
+	now := time.Now()
+	require.NoError(t, s.Heartbeat(context.Background(), engine.Replica{ID: owner, Address: address, Heartbeat: now}))
+	s.mu.Lock()
+	l := engine.PartitionLease{Partition: p, Owner: owner, Epoch: s.leases[p].Epoch + 1, Expires: now.Add(time.Hour)}
+	s.leases[p] = l
+	s.mu.Unlock()
+	require.NoError(t, s.FencePartition(context.Background(), p, l.Epoch))
+}
+
+var errUnreachable = errors.New("lease store unreachable")
+
+// replicaLeases is one replica's way to the shared leases; cutting it
+// makes the replica look dead to the others: it neither beats, renews nor
+// hands back.
+type replicaLeases struct {
+	engine.LeaseStore
+	cut atomic.Bool
+}
+
+func (r *replicaLeases) Heartbeat(ctx context.Context, rep engine.Replica) error {
+	if r.cut.Load() {
+		return errUnreachable
+	}
+	return r.LeaseStore.Heartbeat(ctx, rep)
+}
+
+func (r *replicaLeases) AcquirePartition(ctx context.Context, p int, owner string, now time.Time, ttl time.Duration) (engine.PartitionLease, bool, error) {
+	if r.cut.Load() {
+		return engine.PartitionLease{}, false, errUnreachable
+	}
+	return r.LeaseStore.AcquirePartition(ctx, p, owner, now, ttl)
+}
+
+func (r *replicaLeases) RenewPartition(ctx context.Context, l engine.PartitionLease, now time.Time, ttl time.Duration) (engine.PartitionLease, error) {
+	if r.cut.Load() {
+		return l, errUnreachable
+	}
+	return r.LeaseStore.RenewPartition(ctx, l, now, ttl)
+}
+
+func (r *replicaLeases) ReleasePartition(ctx context.Context, l engine.PartitionLease) error {
+	if r.cut.Load() {
+		return errUnreachable
+	}
+	return r.LeaseStore.ReleasePartition(ctx, l)
+}
+
+func (r *replicaLeases) RemoveReplica(ctx context.Context, id string) error {
+	if r.cut.Load() {
+		return errUnreachable
+	}
+	return r.LeaseStore.RemoveReplica(ctx, id)
+}
+
+// replica is one engine of a cluster test, on the real clock.
+type replica struct {
+	id     string
+	e      *engine.Engine
+	leases *replicaLeases
+	log    *eventLog
+}
+
+func startReplica(t *testing.T, st *sharedStore, id string, ttl time.Duration) *replica {
+	t.Helper()
+	r := &replica{id: id, leases: &replicaLeases{LeaseStore: st}, log: &eventLog{byInstance: map[string][]engine.Event{}}}
+	e, err := engine.New(engine.Config{
+		Store: st, Clock: engine.RealClock{}, NodeWorkers: 2, Exporter: r.log,
+		Cluster: &engine.ClusterConfig{ReplicaID: id, Address: id + ".local:8080", LeaseTTL: ttl, Leases: r.leases},
+	})
+	require.NoError(t, err)
+	require.NoError(t, e.Run(context.Background()))
+	t.Cleanup(e.Close)
+	r.e = e
+	return r
+}
+
+func (r *replica) held(t *testing.T) []int {
+	t.Helper()
+	cs, err := r.e.ClusterState(context.Background())
+	require.NoError(t, err)
+	return cs.Held
+}
+
+// eventually waits until cond holds, failing the test after 15 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	require.Eventually(t, cond, 15*time.Second, 10*time.Millisecond, what)
+}
+
+// waitSpread waits until the replicas hold every partition between them,
+// each its fair share.
+func waitSpread(t *testing.T, rs ...*replica) {
+	t.Helper()
+	share := (engine.ClusterPartitionsDefault + len(rs) - 1) / len(rs)
+	eventually(t, "the partitions spread over the replicas", func() bool {
+		total := 0
+		for _, r := range rs {
+			n := len(r.held(t))
+			if n < share-1 || n > share {
+				return false
+			}
+			total += n
+		}
+		return total == engine.ClusterPartitionsDefault
+	})
+}
+
+const clusterWaiter = `<process id="waiter" isExecutable="true">
+    <startEvent id="s"/><userTask id="wait"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="wait"/><sequenceFlow id="f2" sourceRef="wait" targetRef="e"/></process>`
+
+func deployOn(t *testing.T, r *replica, src []byte) {
+	t.Helper()
+	_, _, err := r.e.Deploy(context.Background(), engine.DeployRequest{Source: src})
+	require.NoError(t, err)
+}
+
+func startReplicaInstance(t *testing.T, r *replica, key string) *engine.Snapshot {
+	t.Helper()
+	snap, created, err := r.e.Start(context.Background(), engine.StartRequest{Definition: key})
+	require.NoError(t, err)
+	require.True(t, created)
+	return snap
+}
+
+func openTaskOf(t *testing.T, st *sharedStore, id string) engine.Task {
+	t.Helper()
+	var tasks []engine.Task
+	eventually(t, "the instance's task opens", func() bool {
+		var err error
+		tasks, _, err = st.Tasks(context.Background(), engine.TaskFilter{InstanceID: id, Status: engine.TaskOpen})
+		require.NoError(t, err)
+		return len(tasks) == 1
+	})
+	return tasks[0]
+}
+
+func TestClusterSpreadsPartitionsEvenly(t *testing.T) {
+	st := newSharedStore()
+	a := startReplica(t, st, "a", 300*time.Millisecond)
+	require.Len(t, a.held(t), engine.ClusterPartitionsDefault, "a replica alone holds every partition once Run returns")
+	b := startReplica(t, st, "b", 300*time.Millisecond)
+	c := startReplica(t, st, "c", 300*time.Millisecond)
+
+	waitSpread(t, a, b, c)
+	owners := map[int]string{}
+	for _, r := range []*replica{a, b, c} {
+		for _, p := range r.held(t) {
+			require.Empty(t, owners[p], "partition %d is held by %s and %s", p, owners[p], r.id)
+			owners[p] = r.id
+		}
+	}
+	cs, err := b.e.ClusterState(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, "b", cs.Self)
+	require.Len(t, cs.Replicas, 3)
+	for _, l := range cs.Leases {
+		require.Equal(t, owners[l.Partition], l.Owner, "the store's owner of partition %d", l.Partition)
+	}
+}
+
+func TestClusterStartsLandInHeldPartitions(t *testing.T) {
+	st := newSharedStore()
+	a := startReplica(t, st, "a", 300*time.Millisecond)
+	b := startReplica(t, st, "b", 300*time.Millisecond)
+	waitSpread(t, a, b)
+	deployOn(t, a, callBPMN(`<process id="caller" isExecutable="true">
+    <startEvent id="s"/><callActivity id="call" calledElement="waiter"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="call"/><sequenceFlow id="f2" sourceRef="call" targetRef="e"/></process>`, clusterWaiter))
+
+	for _, r := range []*replica{a, b} {
+		held := r.held(t)
+		for range 5 {
+			snap := startReplicaInstance(t, r, "caller")
+			p := engine.PartitionOf(snap.ID, engine.ClusterPartitionsDefault)
+			require.Contains(t, held, p, "an instance started on %s lands in a partition it holds", r.id)
+			require.Equal(t, p, snap.Partition, "the instance stores its partition")
+			var kids []*engine.Snapshot
+			eventually(t, "the call activity starts its child", func() bool {
+				var err error
+				kids, _, err = st.Instances(context.Background(), engine.InstanceFilter{ParentID: snap.ID})
+				require.NoError(t, err)
+				return len(kids) == 1
+			})
+			require.Equal(t, p, engine.PartitionOf(kids[0].ID, engine.ClusterPartitionsDefault), "the child lands in its caller's partition")
+			require.Equal(t, p, kids[0].Partition)
+		}
+	}
+}
+
+func TestClusterCommandOnOtherPartitionIsNotOwner(t *testing.T) {
+	st := newSharedStore()
+	a := startReplica(t, st, "a", 300*time.Millisecond)
+	b := startReplica(t, st, "b", 300*time.Millisecond)
+	waitSpread(t, a, b)
+	deployOn(t, a, callBPMN(clusterWaiter))
+	snap := startReplicaInstance(t, a, "waiter")
+	task := openTaskOf(t, st, snap.ID)
+
+	_, err := b.e.CompleteTask(context.Background(), task.ID, "ann", nil)
+	var notOwner *engine.NotOwnerError
+	require.ErrorAs(t, err, &notOwner)
+	require.Equal(t, engine.NotOwnerError{Partition: snap.Partition, Owner: "a", Address: "a.local:8080"}, *notOwner)
+	_, err = b.e.Cancel(context.Background(), snap.ID)
+	require.ErrorAs(t, err, &notOwner)
+	_, err = b.e.CorrelateHere(context.Background(), engine.Message{Name: "m", InstanceID: snap.ID})
+	require.ErrorAs(t, err, &notOwner)
+	require.Equal(t, "a", notOwner.Owner)
+	stored, err := st.Instance(context.Background(), snap.ID)
+	require.NoError(t, err)
+	require.Equal(t, engine.StatusWaiting, stored.Status, "the refused commands changed nothing")
+
+	_, err = a.e.CompleteTask(context.Background(), task.ID, "ann", nil)
+	require.NoError(t, err, "the owner completes it")
+	eventually(t, "the instance completes on its owner", func() bool {
+		s, err := st.Instance(context.Background(), snap.ID)
+		require.NoError(t, err)
+		return s.Status == engine.StatusCompleted
+	})
+}
+
+func TestClusterTakesOverTimersOfDeadReplica(t *testing.T) {
+	st := newSharedStore()
+	a := startReplica(t, st, "a", 300*time.Millisecond)
+	b := startReplica(t, st, "b", 300*time.Millisecond)
+	waitSpread(t, a, b)
+	deployOn(t, a, callBPMN(`<process id="timer" isExecutable="true">
+    <startEvent id="s"/><intermediateCatchEvent id="wait"><timerEventDefinition><timeDuration>PT3S</timeDuration></timerEventDefinition></intermediateCatchEvent><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="wait"/><sequenceFlow id="f2" sourceRef="wait" targetRef="e"/></process>`))
+	snap := startReplicaInstance(t, a, "timer")
+
+	a.leases.cut.Store(true) // a dies: no heartbeat, no renewal, no hand-back
+	eventually(t, "b takes every partition", func() bool { return len(b.held(t)) == engine.ClusterPartitionsDefault })
+	require.Empty(t, a.held(t), "a dropped the partitions whose leases ran out")
+	eventually(t, "the timer fires and the instance completes", func() bool {
+		s, err := st.Instance(context.Background(), snap.ID)
+		require.NoError(t, err)
+		return s.Status == engine.StatusCompleted
+	})
+	require.Contains(t, eventTypes(b.log.all()[snap.ID]), engine.EventTimerFired, "b fired the timer")
+	require.NotContains(t, eventTypes(a.log.all()[snap.ID]), engine.EventTimerFired, "a dropped its timer with the partition")
+}
+
+func eventTypes(evs []engine.Event) []engine.EventType {
+	out := make([]engine.EventType, len(evs))
+	for i, ev := range evs {
+		out[i] = ev.Type
+	}
+	return out
+}
+
+func TestClusterFencedCommitDropsPartition(t *testing.T) {
+	st := newSharedStore()
+	a := startReplica(t, st, "a", time.Hour) // no renewal during the test: only the commit learns of the loss
+	deployOn(t, a, callBPMN(clusterWaiter))
+	snap := startReplicaInstance(t, a, "waiter")
+	task := openTaskOf(t, st, snap.ID)
+
+	st.steal(t, snap.Partition, "intruder", "intruder.local:8080")
+	_, err := a.e.CompleteTask(context.Background(), task.ID, "ann", nil)
+	require.ErrorIs(t, err, engine.ErrFenced)
+	require.NotContains(t, a.held(t), snap.Partition, "a fenced commit drops the partition")
+	require.Len(t, a.held(t), engine.ClusterPartitionsDefault-1, "and only that one")
+
+	_, err = a.e.CompleteTask(context.Background(), task.ID, "ann", nil)
+	var notOwner *engine.NotOwnerError
+	require.ErrorAs(t, err, &notOwner)
+	require.Equal(t, "intruder.local:8080", notOwner.Address)
+	require.Equal(t, task.ID, openTaskOf(t, st, snap.ID).ID, "the task is still open")
+}
+
+func TestClusterCloseHandsPartitionsBack(t *testing.T) {
+	st := newSharedStore()
+	a := startReplica(t, st, "a", 300*time.Millisecond)
+	b := startReplica(t, st, "b", 300*time.Millisecond)
+	waitSpread(t, a, b)
+	deployOn(t, a, callBPMN(clusterWaiter))
+	snap := startReplicaInstance(t, a, "waiter")
+	task := openTaskOf(t, st, snap.ID)
+
+	a.e.Close()
+	leases, err := st.Partitions(context.Background())
+	require.NoError(t, err)
+	for _, l := range leases {
+		require.NotEqual(t, "a", l.Owner, "a handed partition %d back", l.Partition)
+	}
+	replicas, err := st.Replicas(context.Background())
+	require.NoError(t, err)
+	require.Len(t, replicas, 1, "a left the replica list")
+	eventually(t, "b takes every partition", func() bool { return len(b.held(t)) == engine.ClusterPartitionsDefault })
+	_, err = b.e.CompleteTask(context.Background(), task.ID, "ann", nil)
+	require.NoError(t, err, "b applies a's instances now")
+}
+
+func TestClusterStateWithoutCluster(t *testing.T) {
+	h := setup(t)
+	cs, err := h.e.ClusterState(h.ctx)
+	require.NoError(t, err)
+	require.Equal(t, engine.ClusterPartitionsDefault, cs.Partitions)
+	require.Len(t, cs.Held, engine.ClusterPartitionsDefault, "an engine alone holds every partition")
+	h.deploySource(callBPMN(clusterWaiter))
+	snap := h.start("waiter", nil)
+	require.Equal(t, engine.PartitionOf(snap.ID, engine.ClusterPartitionsDefault), snap.Partition, "the partition is stored without a cluster too")
+}
