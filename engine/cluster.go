@@ -217,7 +217,10 @@ func (c *cluster) load(ctx context.Context, p *partition) error {
 			return nil
 		}
 		e.recoverLimits(ctx, s)
-		return e.submit(ctx, command{kind: cmdLoad, inst: s.ID, snap: s})
+		// Without the snapshot: a command may reach the instance before its
+		// load does (the partition applies commands from the moment it is
+		// taken), so the load reads the latest state, not s.
+		return e.submit(ctx, command{kind: cmdLoad, inst: s.ID})
 	})
 }
 
@@ -321,7 +324,9 @@ func (e *Engine) notOwner(ctx context.Context, p int) error {
 	}
 	now := e.clock.Now()
 	for _, l := range leases {
-		if l.Partition == p && l.Owner != "" && now.Before(l.Expires) {
+		// This replica as the owner is one that lost the lease but whose
+		// time has not run out in the store: nobody answers for now.
+		if l.Partition == p && l.Owner != "" && l.Owner != e.cluster.cfg.ReplicaID && now.Before(l.Expires) {
 			err.Owner = l.Owner
 		}
 	}
