@@ -211,13 +211,17 @@ type replica struct {
 	log    *eventLog
 }
 
-func startReplica(t *testing.T, st *sharedStore, id string, ttl time.Duration) *replica {
+func startReplica(t *testing.T, st *sharedStore, id string, ttl time.Duration, opts ...option) *replica {
 	t.Helper()
 	r := &replica{id: id, leases: &replicaLeases{LeaseStore: st}, log: &eventLog{byInstance: map[string][]engine.Event{}}}
-	e, err := engine.New(engine.Config{
+	cfg := engine.Config{
 		Store: st, Clock: engine.RealClock{}, NodeWorkers: 2, Exporter: r.log,
 		Cluster: &engine.ClusterConfig{ReplicaID: id, Address: id + ".local:8080", LeaseTTL: ttl, Leases: r.leases},
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	e, err := engine.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, e.Run(context.Background()))
 	t.Cleanup(e.Close)
@@ -403,7 +407,9 @@ func eventTypes(evs []engine.Event) []engine.EventType {
 func TestClusterFencedCommitDropsPartition(t *testing.T) {
 	st := newSharedStore()
 	a := startReplica(t, st, "a", time.Hour) // no renewal during the test: only the commit learns of the loss
-	deployOn(t, a, callBPMN(clusterWaiter))
+	deployOn(t, a, callBPMN(`<message id="ping" name="ping"/><process id="waiter" isExecutable="true">
+    <startEvent id="s"/><parallelGateway id="fork"/><userTask id="wait"/><intermediateCatchEvent id="pinged"><messageEventDefinition messageRef="ping"/></intermediateCatchEvent>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="fork"/><sequenceFlow id="f2" sourceRef="fork" targetRef="wait"/><sequenceFlow id="f3" sourceRef="fork" targetRef="pinged"/></process>`))
 	snap := startReplicaInstance(t, a, "waiter")
 	task := openTaskOf(t, st, snap.ID)
 
@@ -412,6 +418,9 @@ func TestClusterFencedCommitDropsPartition(t *testing.T) {
 	require.ErrorIs(t, err, engine.ErrFenced)
 	require.NotContains(t, a.held(t), snap.Partition, "a fenced commit drops the partition")
 	require.Len(t, a.held(t), engine.ClusterPartitionsDefault-1, "and only that one")
+	n, err := a.e.CorrelateHere(context.Background(), engine.Message{Name: "ping"})
+	require.NoError(t, err)
+	require.Zero(t, n, "the dropped partition's subscriptions take no message")
 
 	_, err = a.e.CompleteTask(context.Background(), task.ID, "ann", nil)
 	var notOwner *engine.NotOwnerError
@@ -452,4 +461,66 @@ func TestClusterStateWithoutCluster(t *testing.T) {
 	h.deploySource(callBPMN(clusterWaiter))
 	snap := h.start("waiter", nil)
 	require.Equal(t, engine.PartitionOf(snap.ID, engine.ClusterPartitionsDefault), snap.Partition, "the partition is stored without a cluster too")
+}
+
+// peerList is Config.Peers over the other engines of a test, in process.
+type peerList struct {
+	mu     sync.Mutex
+	others []*engine.Engine
+}
+
+func (p *peerList) Correlate(ctx context.Context, m engine.Message) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, e := range p.others {
+		more, err := e.CorrelateHere(ctx, m)
+		if n += more; err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func (p *peerList) Signal(ctx context.Context, name string, vars map[string]any) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, e := range p.others {
+		more, err := e.SignalHere(ctx, name, vars)
+		if n += more; err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func TestClusterThrownSignalReachesPeers(t *testing.T) {
+	st := newSharedStore()
+	peersOfA, peersOfB := &peerList{}, &peerList{}
+	a := startReplica(t, st, "a", 300*time.Millisecond, withConfig(func(c *engine.Config) { c.Peers = peersOfA }))
+	b := startReplica(t, st, "b", 300*time.Millisecond, withConfig(func(c *engine.Config) { c.Peers = peersOfB }))
+	peersOfA.mu.Lock()
+	peersOfA.others = []*engine.Engine{b.e}
+	peersOfA.mu.Unlock()
+	peersOfB.mu.Lock()
+	peersOfB.others = []*engine.Engine{a.e}
+	peersOfB.mu.Unlock()
+	waitSpread(t, a, b)
+	deployOn(t, a, callBPMN(`<signal id="go" name="go"/><process id="catcher" isExecutable="true">
+    <startEvent id="s"/><intermediateCatchEvent id="caught"><signalEventDefinition signalRef="go"/></intermediateCatchEvent><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="caught"/><sequenceFlow id="f2" sourceRef="caught" targetRef="e"/></process>`))
+	deployOn(t, a, callBPMN(`<signal id="go" name="go"/><process id="thrower" isExecutable="true">
+    <startEvent id="s"/><intermediateThrowEvent id="thrown"><signalEventDefinition signalRef="go"/></intermediateThrowEvent><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="thrown"/><sequenceFlow id="f2" sourceRef="thrown" targetRef="e"/></process>`))
+	catchers := []string{startReplicaInstance(t, a, "catcher").ID, startReplicaInstance(t, b, "catcher").ID}
+
+	startReplicaInstance(t, a, "thrower")
+	for _, id := range catchers {
+		eventually(t, "the signal thrown on a reaches "+id, func() bool {
+			s, err := st.Instance(context.Background(), id)
+			require.NoError(t, err)
+			return s.Status == engine.StatusCompleted
+		})
+	}
 }

@@ -23,6 +23,7 @@ type partition struct {
 	ctl   chan func() // the lease manager's orders (drop), run between rounds
 
 	roundEpoch int64 // epoch as the current round began: its commit names it
+	refusal    error // the NotOwnerError of a round without the lease, read once
 
 	// the current round
 	touched  []*instance
@@ -77,7 +78,7 @@ func (p *partition) control() {
 func (p *partition) round(ctx context.Context, first command) {
 	p.roundAt.Store(p.e.clock.Now().UnixNano())
 	defer p.roundAt.Store(0)
-	p.roundEpoch = p.epoch.Load()
+	p.roundEpoch, p.refusal = p.epoch.Load(), nil
 	p.apply(ctx, first)
 	for n := 1; n < p.e.cfg.MaxBatch; n++ {
 		select {
@@ -170,7 +171,10 @@ const (
 func (p *partition) apply(ctx context.Context, c command) {
 	p.consumed++
 	if p.e.cluster != nil && p.roundEpoch == 0 { // lost since the command was sent
-		p.answer(c, reply{err: p.e.notOwner(ctx, p.id)})
+		if p.refusal == nil {
+			p.refusal = p.e.notOwner(ctx, p.id)
+		}
+		p.answer(c, reply{err: p.refusal})
 		return
 	}
 	inst, err := p.instance(ctx, c)
