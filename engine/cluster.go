@@ -30,6 +30,8 @@ type cluster struct {
 	cfg    ClusterConfig
 	leases LeaseStore
 
+	started time.Time // when this replica began (Replica.Started)
+
 	mu   sync.Mutex
 	held map[int]PartitionLease // the leases this replica holds, by partition
 
@@ -63,6 +65,7 @@ func newCluster(e *Engine, cfg ClusterConfig) (*cluster, error) {
 // A replica thus holds partitions as soon as Run returns, unless others hold
 // them all.
 func (c *cluster) start(ctx context.Context) error {
+	c.started = c.e.clock.Now()
 	if err := c.tick(ctx); err != nil {
 		close(c.done)
 		return fmt.Errorf("taking partitions: %w", err)
@@ -93,7 +96,7 @@ func (c *cluster) tick(ctx context.Context) error {
 	now := c.e.clock.Now()
 	lctx, cancel := context.WithTimeout(ctx, leaseCallTimeout)
 	defer cancel()
-	self := Replica{ID: c.cfg.ReplicaID, Address: c.cfg.Address, Heartbeat: now}
+	self := Replica{ID: c.cfg.ReplicaID, Address: c.cfg.Address, Started: c.started, Heartbeat: now}
 	if err := c.leases.Heartbeat(lctx, self); err != nil {
 		c.renew(ctx, now, false)
 		return fmt.Errorf("heartbeat: %w", err)
@@ -366,20 +369,25 @@ func (e *Engine) owns(ctx context.Context, instanceID string) error {
 
 // ownsJob is owns for the instance of an external job's key.
 func (e *Engine) ownsJob(ctx context.Context, key string) error {
-	inst, _, ok := strings.Cut(key, ":")
-	if !ok {
+	i := strings.LastIndexByte(key, ':') // externalKey: instance id, job number
+	if i < 0 {
 		return nil // not a job key: the lookup reports it
 	}
-	return e.owns(ctx, inst)
+	return e.owns(ctx, key[:i])
 }
 
-// storedPartition is the partition a new instance stores
-// (Snapshot.Partition): the cluster's, or the default count alone.
-func (e *Engine) storedPartition(id string) int {
-	if e.cluster != nil {
-		return PartitionOf(id, len(e.partitions))
+// placeNew stamps a new instance with its partition (Snapshot.Partition:
+// the cluster's, or among the default count alone) and, in a cluster, the
+// epoch its partition is held at: a store refuses to create it once
+// another replica took the partition (an idempotent start stores it
+// before the first commit).
+func (e *Engine) placeNew(s *Snapshot) {
+	if e.cluster == nil {
+		s.Partition = PartitionOf(s.ID, ClusterPartitionsDefault)
+		return
 	}
-	return PartitionOf(id, ClusterPartitionsDefault)
+	p := e.partitionOf(s.ID)
+	s.Partition, s.Epoch = p.id, p.epoch.Load()
 }
 
 // newInstanceID makes the id of a new instance: in a cluster, one that

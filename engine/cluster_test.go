@@ -1,10 +1,8 @@
 package engine_test
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,146 +14,17 @@ import (
 	"github.com/workflowpp/wfpp/engine/store/memstore"
 )
 
-// sharedStore is the one store of the replicas in these tests: a memory
-// store with partition leases and fenced commits, kept here in a small map
-// until the stores' own LeaseStore (memstore, mongostore) is merged; the
-// tests then run on those.
-type sharedStore struct {
-	*memstore.Store
-	mu       sync.Mutex
-	epochs   map[string]int64 // instance → the epoch of its last commit or fence
-	replicas map[string]engine.Replica
-	leases   map[int]engine.PartitionLease
-}
-
-func newSharedStore() *sharedStore {
-	return &sharedStore{Store: memstore.New(), epochs: map[string]int64{}, replicas: map[string]engine.Replica{}, leases: map[int]engine.PartitionLease{}}
-}
-
-// Commit refuses a batch at an epoch older than one of its instances' and
-// stamps the batch's epoch on them.
-func (s *sharedStore) Commit(ctx context.Context, b *engine.Batch) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, c := range b.Changes {
-		if b.Epoch != 0 && s.epochs[c.Snapshot.ID] > b.Epoch {
-			return engine.ErrFenced
-		}
-	}
-	if err := s.Store.Commit(ctx, b); err != nil {
-		return err
-	}
-	for _, c := range b.Changes {
-		if b.Epoch != 0 {
-			s.epochs[c.Snapshot.ID] = b.Epoch
-		}
-	}
-	return nil
-}
-
-func (s *sharedStore) Heartbeat(_ context.Context, r engine.Replica) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r.Started = cmp.Or(s.replicas[r.ID].Started, r.Heartbeat)
-	s.replicas[r.ID] = r
-	return nil
-}
-
-func (s *sharedStore) Replicas(context.Context) ([]engine.Replica, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]engine.Replica, 0, len(s.replicas))
-	for _, r := range s.replicas {
-		out = append(out, r)
-	}
-	slices.SortFunc(out, func(a, b engine.Replica) int { return a.Started.Compare(b.Started) })
-	return out, nil
-}
-
-func (s *sharedStore) RemoveReplica(_ context.Context, id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.replicas, id)
-	return nil
-}
-
-func (s *sharedStore) AcquirePartition(_ context.Context, p int, owner string, now time.Time, ttl time.Duration) (engine.PartitionLease, bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	l, taken := s.leases[p]
-	switch {
-	case taken && l.Owner == owner && now.Before(l.Expires):
-	case taken && l.Owner != "" && now.Before(l.Expires):
-		return l, false, nil
-	default:
-		l = engine.PartitionLease{Partition: p, Owner: owner, Epoch: l.Epoch + 1}
-	}
-	l.Expires = now.Add(ttl)
-	s.leases[p] = l
-	return l, true, nil
-}
-
-func (s *sharedStore) RenewPartition(_ context.Context, l engine.PartitionLease, now time.Time, ttl time.Duration) (engine.PartitionLease, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if cur := s.leases[l.Partition]; cur.Owner != l.Owner || cur.Epoch != l.Epoch {
-		return cur, engine.ErrFenced
-	}
-	l.Expires = now.Add(ttl)
-	s.leases[l.Partition] = l
-	return l, nil
-}
-
-func (s *sharedStore) ReleasePartition(_ context.Context, l engine.PartitionLease) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if cur := s.leases[l.Partition]; cur.Owner != l.Owner || cur.Epoch != l.Epoch {
-		return engine.ErrFenced
-	}
-	s.leases[l.Partition] = engine.PartitionLease{Partition: l.Partition, Epoch: l.Epoch}
-	return nil
-}
-
-func (s *sharedStore) Partitions(context.Context) ([]engine.PartitionLease, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]engine.PartitionLease, 0, len(s.leases))
-	for _, l := range s.leases {
-		out = append(out, l)
-	}
-	slices.SortFunc(out, func(a, b engine.PartitionLease) int { return cmp.Compare(a.Partition, b.Partition) })
-	return out, nil
-}
-
-func (s *sharedStore) FencePartition(ctx context.Context, p int, epoch int64) error {
-	return s.UnfinishedIn(ctx, p, func(snap *engine.Snapshot) error {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.epochs[snap.ID] = max(s.epochs[snap.ID], epoch)
-		return nil
-	})
-}
-
-func (s *sharedStore) UnfinishedIn(ctx context.Context, p int, fn func(*engine.Snapshot) error) error {
-	return s.Unfinished(ctx, func(snap *engine.Snapshot) error {
-		if snap.Partition != p {
-			return nil
-		}
-		return fn(snap)
-	})
-}
-
-// steal gives partition p to owner as a replica that took it over would:
-// a new epoch, its instances fenced.
-func (s *sharedStore) steal(t *testing.T, p int, owner, address string) {
+// steal gives partition p to owner as a replica that took it over after
+// its lease ran out would (as the store sees it two hours on): a new epoch,
+// its instances fenced.
+func steal(t *testing.T, st *memstore.Store, p int, owner, address string) {
 	t.Helper()
-	now := time.Now()
-	require.NoError(t, s.Heartbeat(context.Background(), engine.Replica{ID: owner, Address: address, Heartbeat: now}))
-	s.mu.Lock()
-	l := engine.PartitionLease{Partition: p, Owner: owner, Epoch: s.leases[p].Epoch + 1, Expires: now.Add(time.Hour)}
-	s.leases[p] = l
-	s.mu.Unlock()
-	require.NoError(t, s.FencePartition(context.Background(), p, l.Epoch))
+	ctx, later := context.Background(), time.Now().Add(2*time.Hour)
+	require.NoError(t, st.Heartbeat(ctx, engine.Replica{ID: owner, Address: address, Started: time.Now(), Heartbeat: time.Now()}))
+	l, ok, err := st.AcquirePartition(ctx, p, owner, later, time.Hour)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NoError(t, st.FencePartition(ctx, p, l.Epoch))
 }
 
 var errUnreachable = errors.New("lease store unreachable")
@@ -211,7 +80,7 @@ type replica struct {
 	log    *eventLog
 }
 
-func startReplica(t *testing.T, st *sharedStore, id string, ttl time.Duration, opts ...option) *replica {
+func startReplica(t *testing.T, st *memstore.Store, id string, ttl time.Duration, opts ...option) *replica {
 	t.Helper()
 	r := &replica{id: id, leases: &replicaLeases{LeaseStore: st}, log: &eventLog{byInstance: map[string][]engine.Event{}}}
 	cfg := engine.Config{
@@ -278,7 +147,7 @@ func startReplicaInstance(t *testing.T, r *replica, key string) *engine.Snapshot
 	return snap
 }
 
-func openTaskOf(t *testing.T, st *sharedStore, id string) engine.Task {
+func openTaskOf(t *testing.T, st *memstore.Store, id string) engine.Task {
 	t.Helper()
 	var tasks []engine.Task
 	eventually(t, "the instance's task opens", func() bool {
@@ -291,7 +160,7 @@ func openTaskOf(t *testing.T, st *sharedStore, id string) engine.Task {
 }
 
 func TestClusterSpreadsPartitionsEvenly(t *testing.T) {
-	st := newSharedStore()
+	st := memstore.New()
 	a := startReplica(t, st, "a", 300*time.Millisecond)
 	require.Len(t, a.held(t), engine.ClusterPartitionsDefault, "a replica alone holds every partition once Run returns")
 	b := startReplica(t, st, "b", 300*time.Millisecond)
@@ -315,7 +184,7 @@ func TestClusterSpreadsPartitionsEvenly(t *testing.T) {
 }
 
 func TestClusterStartsLandInHeldPartitions(t *testing.T) {
-	st := newSharedStore()
+	st := memstore.New()
 	a := startReplica(t, st, "a", 300*time.Millisecond)
 	b := startReplica(t, st, "b", 300*time.Millisecond)
 	waitSpread(t, a, b)
@@ -344,7 +213,7 @@ func TestClusterStartsLandInHeldPartitions(t *testing.T) {
 }
 
 func TestClusterCommandOnOtherPartitionIsNotOwner(t *testing.T) {
-	st := newSharedStore()
+	st := memstore.New()
 	a := startReplica(t, st, "a", 300*time.Millisecond)
 	b := startReplica(t, st, "b", 300*time.Millisecond)
 	waitSpread(t, a, b)
@@ -375,7 +244,7 @@ func TestClusterCommandOnOtherPartitionIsNotOwner(t *testing.T) {
 }
 
 func TestClusterTakesOverTimersOfDeadReplica(t *testing.T) {
-	st := newSharedStore()
+	st := memstore.New()
 	a := startReplica(t, st, "a", 300*time.Millisecond)
 	b := startReplica(t, st, "b", 300*time.Millisecond)
 	waitSpread(t, a, b)
@@ -405,7 +274,7 @@ func eventTypes(evs []engine.Event) []engine.EventType {
 }
 
 func TestClusterFencedCommitDropsPartition(t *testing.T) {
-	st := newSharedStore()
+	st := memstore.New()
 	a := startReplica(t, st, "a", time.Hour) // no renewal during the test: only the commit learns of the loss
 	deployOn(t, a, callBPMN(`<message id="ping" name="ping"/><process id="waiter" isExecutable="true">
     <startEvent id="s"/><parallelGateway id="fork"/><userTask id="wait"/><intermediateCatchEvent id="pinged"><messageEventDefinition messageRef="ping"/></intermediateCatchEvent>
@@ -413,7 +282,7 @@ func TestClusterFencedCommitDropsPartition(t *testing.T) {
 	snap := startReplicaInstance(t, a, "waiter")
 	task := openTaskOf(t, st, snap.ID)
 
-	st.steal(t, snap.Partition, "intruder", "intruder.local:8080")
+	steal(t, st, snap.Partition, "intruder", "intruder.local:8080")
 	_, err := a.e.CompleteTask(context.Background(), task.ID, "ann", nil)
 	require.ErrorIs(t, err, engine.ErrFenced)
 	require.NotContains(t, a.held(t), snap.Partition, "a fenced commit drops the partition")
@@ -430,7 +299,7 @@ func TestClusterFencedCommitDropsPartition(t *testing.T) {
 }
 
 func TestClusterCloseHandsPartitionsBack(t *testing.T) {
-	st := newSharedStore()
+	st := memstore.New()
 	a := startReplica(t, st, "a", 300*time.Millisecond)
 	b := startReplica(t, st, "b", 300*time.Millisecond)
 	waitSpread(t, a, b)
@@ -496,7 +365,7 @@ func (p *peerList) Signal(ctx context.Context, name string, vars map[string]any)
 }
 
 func TestClusterThrownSignalReachesPeers(t *testing.T) {
-	st := newSharedStore()
+	st := memstore.New()
 	peersOfA, peersOfB := &peerList{}, &peerList{}
 	a := startReplica(t, st, "a", 300*time.Millisecond, withConfig(func(c *engine.Config) { c.Peers = peersOfA }))
 	b := startReplica(t, st, "b", 300*time.Millisecond, withConfig(func(c *engine.Config) { c.Peers = peersOfB }))
