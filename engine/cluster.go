@@ -35,6 +35,12 @@ type cluster struct {
 	mu   sync.Mutex
 	held map[int]PartitionLease // the leases this replica holds, by partition
 
+	// loading runs the loads of partitions taken, one partition after the
+	// other (loadMu), apart from the manager: a large partition's load must
+	// not delay the renewals of the others.
+	loading sync.WaitGroup
+	loadMu  sync.Mutex
+
 	stop      chan struct{} // closed by close: the manager ends
 	closeOnce sync.Once
 	done      chan struct{} // closed when the manager ended
@@ -66,7 +72,9 @@ func newCluster(e *Engine, cfg ClusterConfig) (*cluster, error) {
 // them all.
 func (c *cluster) start(ctx context.Context) error {
 	c.started = c.e.clock.Now()
-	if err := c.tick(ctx); err != nil {
+	err := c.tick(ctx)
+	c.loading.Wait()
+	if err != nil {
 		close(c.done)
 		return fmt.Errorf("taking partitions: %w", err)
 	}
@@ -132,6 +140,7 @@ func (c *cluster) tick(ctx context.Context) error {
 	// Free partitions are tried from an offset of this replica's own, so
 	// replicas starting together mostly try different ones.
 	first := PartitionOf(c.cfg.ReplicaID, c.cfg.Partitions)
+	var taken []*partition
 	for i := range c.cfg.Partitions {
 		if len(c.heldIDs()) >= share {
 			break
@@ -140,9 +149,26 @@ func (c *cluster) tick(ctx context.Context) error {
 		if l, ok := byPartition[p]; ok && l.Owner != "" && now.Before(l.Expires) {
 			continue // held by a replica, maybe this one
 		}
-		if err := c.acquire(ctx, p, now); err != nil {
+		part, err := c.acquire(ctx, p, now)
+		if err != nil {
 			c.e.cfg.Logger.Warn("taking a partition failed", "partition", p, "err", err)
 		}
+		if part != nil {
+			taken = append(taken, part)
+		}
+	}
+	if len(taken) > 0 {
+		c.loading.Add(1)
+		go func() {
+			defer c.loading.Done()
+			c.loadMu.Lock()
+			defer c.loadMu.Unlock()
+			for _, p := range taken {
+				if err := c.load(c.e.ctx, p); err != nil {
+					c.e.cfg.Logger.Warn("loading a partition's instances failed; they load as commands reach them", "partition", p.id, "err", err)
+				}
+			}
+		}()
 	}
 	return nil
 }
@@ -181,41 +207,48 @@ func (c *cluster) renew(ctx context.Context, now time.Time, reachable bool) {
 				continue
 			}
 		}
-		if !now.Before(l.Expires) {
-			c.e.cfg.Logger.Warn("partition lease expired without renewal", "partition", l.Partition, "epoch", l.Epoch)
+		// Dropped before it expires when the next round would come too
+		// late, so that no other replica takes it while this one applies.
+		if !now.Add(c.cfg.LeaseTTL / 3).Before(l.Expires) {
+			c.e.cfg.Logger.Warn("partition lease not renewed in time: dropped", "partition", l.Partition, "epoch", l.Epoch)
 			c.lose(l)
 		}
 	}
 }
 
-// acquire takes partition p if it is free, fences the instances the last
-// owner wrote, and loads the unfinished ones into the applier.
-func (c *cluster) acquire(ctx context.Context, p int, now time.Time) error {
+// acquire takes partition p if it is free and fences the instances the
+// last owner wrote; it returns the partition's applier if it took it (its
+// instances are to be loaded).
+func (c *cluster) acquire(ctx context.Context, p int, now time.Time) (*partition, error) {
 	lctx, cancel := context.WithTimeout(ctx, leaseCallTimeout)
 	defer cancel()
 	l, ok, err := c.leases.AcquirePartition(lctx, p, c.cfg.ReplicaID, now, c.cfg.LeaseTTL)
 	if err != nil || !ok {
-		return err
+		return nil, err
 	}
 	if err := c.leases.FencePartition(lctx, p, l.Epoch); err != nil {
 		_ = c.leases.ReleasePartition(lctx, l) // let another replica try
-		return fmt.Errorf("fencing: %w", err)
+		return nil, fmt.Errorf("fencing: %w", err)
 	}
 	c.mu.Lock()
 	c.held[p] = l
 	c.mu.Unlock()
 	part := c.e.partitions[p]
 	part.epoch.Store(l.Epoch)
-	return c.load(ctx, part)
+	return part, nil
 }
 
 // load brings the unfinished instances of a partition just taken into its
 // applier, as recovery does after a restart.
 func (c *cluster) load(ctx context.Context, p *partition) error {
 	e := c.e
+	epoch := p.epoch.Load()
 	e.limits.beginRecovery()
 	defer e.limits.endRecovery()
 	return c.leases.UnfinishedIn(ctx, p.id, func(s *Snapshot) error {
+		if p.epoch.Load() != epoch { // lost (and maybe taken again, with a load of its own)
+			return e.notOwner(ctx, p.id)
+		}
 		if waitsForItsTrigger(ctx, e, s) {
 			return nil
 		}
@@ -287,6 +320,7 @@ func (c *cluster) close() {
 	<-c.done
 	ctx := context.Background()
 	c.handBack(ctx, c.heldIDs())
+	c.loading.Wait() // loads end once their partitions are no longer held
 	lctx, cancel := context.WithTimeout(ctx, leaseCallTimeout)
 	defer cancel()
 	if err := c.leases.RemoveReplica(lctx, c.cfg.ReplicaID); err != nil {
