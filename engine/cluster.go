@@ -248,6 +248,11 @@ func (c *cluster) load(ctx context.Context, p *partition) error {
 		if p.epoch.Load() != epoch { // lost (and maybe taken again, with a load of its own)
 			return e.notOwner(ctx, p.id)
 		}
+		if e.partitionOf(s.ID) != p { // stored with another partition count, or before partitions were stored
+			e.cfg.Logger.Warn("instance stored in the wrong partition: it runs when a command reaches it, its timers do not",
+				"instance_id", s.ID, "stored_partition", s.Partition, "partition", e.partitionOf(s.ID).id)
+			return nil
+		}
 		if waitsForItsTrigger(ctx, e, s) {
 			return nil
 		}
