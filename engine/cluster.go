@@ -105,10 +105,10 @@ func (c *cluster) tick(ctx context.Context) error {
 	defer cancel()
 	self := Replica{ID: c.cfg.ReplicaID, Address: c.cfg.Address, Started: c.started, Heartbeat: now}
 	if err := c.leases.Heartbeat(lctx, self); err != nil {
-		c.renew(ctx, now, false)
+		c.renew(ctx, false)
 		return fmt.Errorf("heartbeat: %w", err)
 	}
-	c.renew(ctx, now, true)
+	c.renew(ctx, true)
 	replicas, err := c.leases.Replicas(lctx)
 	if err != nil {
 		return fmt.Errorf("reading replicas: %w", err)
@@ -148,7 +148,7 @@ func (c *cluster) tick(ctx context.Context) error {
 		if l, ok := byPartition[p]; ok && l.Owner != "" && now.Before(l.Expires) {
 			continue // held by a replica, maybe this one
 		}
-		part, err := c.acquire(ctx, p, now)
+		part, err := c.acquire(ctx, p, c.e.clock.Now())
 		if err != nil {
 			c.e.cfg.Logger.Warn("taking a partition failed", "partition", p, "err", err)
 		}
@@ -186,8 +186,11 @@ func someoneBelow(live map[string]int, self string, share int) bool {
 // renew extends the leases held; one the store refuses (another replica
 // took it) or whose time ran out without a renewal is dropped. With
 // reachable false (the heartbeat failed) it only drops the expired ones.
-func (c *cluster) renew(ctx context.Context, now time.Time, reachable bool) {
+// Each lease is renewed from the time of its call: a slow store makes a
+// round long.
+func (c *cluster) renew(ctx context.Context, reachable bool) {
 	for _, l := range c.heldLeases() {
+		now := c.e.clock.Now()
 		if reachable {
 			lctx, cancel := context.WithTimeout(ctx, leaseCallTimeout)
 			nl, err := c.leases.RenewPartition(lctx, l, now, c.cfg.LeaseTTL)

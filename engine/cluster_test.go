@@ -72,6 +72,11 @@ func (r *replicaLeases) RemoveReplica(ctx context.Context, id string) error {
 	return r.LeaseStore.RemoveReplica(ctx, id)
 }
 
+// leaseTTL is the lease time of the replicas in these tests: short, so
+// that a dead replica's partitions move soon, and long enough that a busy
+// machine renews in time.
+const leaseTTL = time.Second
+
 // replica is one engine of a cluster test, on the real clock.
 type replica struct {
 	id     string
@@ -161,10 +166,10 @@ func openTaskOf(t *testing.T, st *memstore.Store, id string) engine.Task {
 
 func TestClusterSpreadsPartitionsEvenly(t *testing.T) {
 	st := memstore.New()
-	a := startReplica(t, st, "a", 300*time.Millisecond)
+	a := startReplica(t, st, "a", leaseTTL)
 	require.Len(t, a.held(t), engine.ClusterPartitionsDefault, "a replica alone holds every partition once Run returns")
-	b := startReplica(t, st, "b", 300*time.Millisecond)
-	c := startReplica(t, st, "c", 300*time.Millisecond)
+	b := startReplica(t, st, "b", leaseTTL)
+	c := startReplica(t, st, "c", leaseTTL)
 
 	waitSpread(t, a, b, c)
 	owners := map[int]string{}
@@ -185,8 +190,8 @@ func TestClusterSpreadsPartitionsEvenly(t *testing.T) {
 
 func TestClusterStartsLandInHeldPartitions(t *testing.T) {
 	st := memstore.New()
-	a := startReplica(t, st, "a", 300*time.Millisecond)
-	b := startReplica(t, st, "b", 300*time.Millisecond)
+	a := startReplica(t, st, "a", leaseTTL)
+	b := startReplica(t, st, "b", leaseTTL)
 	waitSpread(t, a, b)
 	deployOn(t, a, callBPMN(`<process id="caller" isExecutable="true">
     <startEvent id="s"/><callActivity id="call" calledElement="waiter"/><endEvent id="e"/>
@@ -214,8 +219,8 @@ func TestClusterStartsLandInHeldPartitions(t *testing.T) {
 
 func TestClusterCommandOnOtherPartitionIsNotOwner(t *testing.T) {
 	st := memstore.New()
-	a := startReplica(t, st, "a", 300*time.Millisecond)
-	b := startReplica(t, st, "b", 300*time.Millisecond)
+	a := startReplica(t, st, "a", leaseTTL)
+	b := startReplica(t, st, "b", leaseTTL)
 	waitSpread(t, a, b)
 	deployOn(t, a, callBPMN(clusterWaiter))
 	snap := startReplicaInstance(t, a, "waiter")
@@ -245,8 +250,8 @@ func TestClusterCommandOnOtherPartitionIsNotOwner(t *testing.T) {
 
 func TestClusterTakesOverTimersOfDeadReplica(t *testing.T) {
 	st := memstore.New()
-	a := startReplica(t, st, "a", 300*time.Millisecond)
-	b := startReplica(t, st, "b", 300*time.Millisecond)
+	a := startReplica(t, st, "a", leaseTTL)
+	b := startReplica(t, st, "b", leaseTTL)
 	waitSpread(t, a, b)
 	deployOn(t, a, callBPMN(`<process id="timer" isExecutable="true">
     <startEvent id="s"/><intermediateCatchEvent id="wait"><timerEventDefinition><timeDuration>PT3S</timeDuration></timerEventDefinition></intermediateCatchEvent><endEvent id="e"/>
@@ -300,8 +305,8 @@ func TestClusterFencedCommitDropsPartition(t *testing.T) {
 
 func TestClusterCloseHandsPartitionsBack(t *testing.T) {
 	st := memstore.New()
-	a := startReplica(t, st, "a", 300*time.Millisecond)
-	b := startReplica(t, st, "b", 300*time.Millisecond)
+	a := startReplica(t, st, "a", leaseTTL)
+	b := startReplica(t, st, "b", leaseTTL)
 	waitSpread(t, a, b)
 	deployOn(t, a, callBPMN(clusterWaiter))
 	snap := startReplicaInstance(t, a, "waiter")
@@ -367,8 +372,8 @@ func (p *peerList) Signal(ctx context.Context, name string, vars map[string]any)
 func TestClusterThrownSignalReachesPeers(t *testing.T) {
 	st := memstore.New()
 	peersOfA, peersOfB := &peerList{}, &peerList{}
-	a := startReplica(t, st, "a", 300*time.Millisecond, withConfig(func(c *engine.Config) { c.Peers = peersOfA }))
-	b := startReplica(t, st, "b", 300*time.Millisecond, withConfig(func(c *engine.Config) { c.Peers = peersOfB }))
+	a := startReplica(t, st, "a", leaseTTL, withConfig(func(c *engine.Config) { c.Peers = peersOfA }))
+	b := startReplica(t, st, "b", leaseTTL, withConfig(func(c *engine.Config) { c.Peers = peersOfB }))
 	peersOfA.mu.Lock()
 	peersOfA.others = []*engine.Engine{b.e}
 	peersOfA.mu.Unlock()

@@ -53,7 +53,8 @@ func (c *cutLeases) RemoveReplica(ctx context.Context, id string) error {
 }
 
 // replicaOn runs an engine as replica id on a store of its own over db, as
-// a separate wfpp serve process would.
+// a separate wfpp serve process would. Its leases last 2 s: a round of
+// renewals on the embedded database of a busy machine takes a while.
 func replicaOn(t *testing.T, db *mongo.Database, id string) (*engine.Engine, *cutLeases) {
 	t.Helper()
 	st, err := mongostore.New(t.Context(), db, mongostore.Config{})
@@ -62,7 +63,7 @@ func replicaOn(t *testing.T, db *mongo.Database, id string) (*engine.Engine, *cu
 	leases := &cutLeases{LeaseStore: st}
 	e, err := engine.New(engine.Config{
 		Store: st, Clock: engine.RealClock{}, NodeWorkers: 2,
-		Cluster: &engine.ClusterConfig{ReplicaID: id, Address: id + ".local:8080", LeaseTTL: 300 * time.Millisecond, Leases: leases},
+		Cluster: &engine.ClusterConfig{ReplicaID: id, Address: id + ".local:8080", LeaseTTL: 2 * time.Second, Leases: leases},
 	})
 	require.NoError(t, err)
 	require.NoError(t, e.Run(context.Background()))
