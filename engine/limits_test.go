@@ -266,17 +266,9 @@ func TestMaxConcurrentAcrossReplicas(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st := memstore.New()
-	replica := func(id string) *engine.Engine {
-		e, err := engine.New(engine.Config{
-			Store: st, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2,
-			Cluster: &engine.ClusterConfig{ReplicaID: id, Address: "127.0.0.1:0"},
-		})
-		require.NoError(t, err)
-		require.NoError(t, e.Run(ctx))
-		t.Cleanup(e.Close)
-		return e
-	}
-	a, b := replica("a"), replica("b")
+	ra, rb := startReplica(t, st, "a", time.Second), startReplica(t, st, "b", time.Second)
+	waitSpread(t, ra, rb) // each starts in partitions it holds
+	a, b := ra.e, rb.e
 	rec, _, err := a.Deploy(ctx, engine.DeployRequest{Source: cappedProcess("capped", `wf:maxConcurrentInstances="1"`)})
 	require.NoError(t, err)
 	start := func(e *engine.Engine) string {

@@ -173,17 +173,9 @@ func TestBufferedMessageSweptAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	st := memstore.New()
-	replica := func(id string) *engine.Engine {
-		e, err := engine.New(engine.Config{
-			Store: st, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2,
-			Cluster: &engine.ClusterConfig{ReplicaID: id, Address: "127.0.0.1:0"},
-		})
-		require.NoError(t, err)
-		require.NoError(t, e.Run(context.Background()))
-		t.Cleanup(e.Close)
-		return e
-	}
-	a, b := replica("a"), replica("b")
+	ra, rb := startReplica(t, st, "a", time.Second), startReplica(t, st, "b", time.Second)
+	waitSpread(t, ra, rb) // each starts in partitions it holds
+	a, b := ra.e, rb.e
 	src, err := os.ReadFile(filepath.Join("testdata", "message_correlation.bpmn"))
 	require.NoError(t, err)
 	rec, _, err := a.Deploy(ctx, engine.DeployRequest{Source: src})
