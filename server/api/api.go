@@ -42,6 +42,15 @@ type Config struct {
 	RequestTimeout time.Duration // how long one engine or store call may take
 	// EventRoles may send messages and signals (admins always).
 	EventRoles []string
+	// Peers are the other replicas of a cluster, asked for the external
+	// jobs this one lacks; nil: the server runs alone.
+	Peers JobPeers
+}
+
+// JobPeers locks external jobs on the other replicas of a cluster
+// (cluster.Peers): each locks only the jobs of its own partitions.
+type JobPeers interface {
+	FetchAndLock(ctx context.Context, typ, worker string, max int, lock time.Duration) []engine.ExternalJob
 }
 
 // Service holds the REST handlers.
