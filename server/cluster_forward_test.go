@@ -42,7 +42,7 @@ func startReplica(t *testing.T, id string, ln net.Listener, hb *heartbeats, secr
 	peers, err := cluster.New(cluster.Config{Self: id, Replicas: hb, Secret: secret})
 	require.NoError(t, err)
 	t.Cleanup(peers.Close)
-	eng, err := engine.New(engine.Config{Store: memstore.New(), Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2, Unhandled: engine.JobsNoop, Peers: peers})
+	eng, err := engine.New(engine.Config{Store: memstore.New(), Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2, Peers: peers})
 	require.NoError(t, err)
 	require.NoError(t, eng.Run(context.Background()))
 	t.Cleanup(eng.Close)
@@ -140,7 +140,9 @@ func TestForwardToOwner(t *testing.T) {
 		resp, body := send(t, "http://"+a.addr+path, `{}`, headers)
 		require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, string(body))
 		require.Equal(t, "1", resp.Header.Get(fiber.HeaderRetryAfter))
-		var env struct{ Error struct{ Code, Message string } }
+		var env struct {
+			Error struct{ Code, Message string }
+		}
 		require.NoError(t, json.Unmarshal(body, &env))
 		require.Equal(t, "partition_moving", env.Error.Code)
 		require.Contains(t, env.Error.Message, says)

@@ -1,0 +1,138 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server/cluster"
+)
+
+// twoReplicas starts replicas a and b, which know each other from their
+// heartbeats, and a third, c, whose heartbeat is older than the lease TTL
+// and whose address answers nothing: asking it would fail the calls.
+func twoReplicas(t *testing.T, secret string) (a, b *replica) {
+	t.Helper()
+	hb := &heartbeats{}
+	lnA, lnB := listen(t), listen(t)
+	gone := listen(t)
+	now := time.Now()
+	*hb = heartbeats{
+		{ID: "a", Address: lnA.Addr().String(), Heartbeat: now.Add(time.Hour)},
+		{ID: "b", Address: lnB.Addr().String(), Heartbeat: now.Add(time.Hour)},
+		{ID: "c", Address: gone.Addr().String(), Heartbeat: now.Add(-time.Minute)},
+	}
+	require.NoError(t, gone.Close())
+	return startReplica(t, "a", lnA, hb, secret, nil), startReplica(t, "b", lnB, hb, secret, nil)
+}
+
+func (r *replica) deploy(t *testing.T, path string) {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	require.NoError(t, err)
+	_, _, err = r.eng.Deploy(context.Background(), engine.DeployRequest{Source: src})
+	require.NoError(t, err)
+}
+
+func (r *replica) start(t *testing.T, key string, vars map[string]any) string {
+	t.Helper()
+	snap, _, err := r.eng.Start(context.Background(), engine.StartRequest{Definition: key, Variables: vars})
+	require.NoError(t, err)
+	return snap.ID
+}
+
+func (r *replica) waitStatus(t *testing.T, id string, want engine.Status) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		snap, err := r.eng.Instance(context.Background(), id)
+		return err == nil && snap.Status == want
+	}, 10*time.Second, 5*time.Millisecond)
+}
+
+// waitSubscribed waits until instance id waits for a message or signal.
+func (r *replica) waitSubscribed(t *testing.T, id string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		snap, err := r.eng.Instance(context.Background(), id)
+		return err == nil && len(snap.Subscriptions) > 0
+	}, 10*time.Second, 5*time.Millisecond)
+}
+
+// TestPeersCorrelateAndSignal: a message and a signal sent to replica a
+// reach the instance that waits on replica b (its CorrelateHere and
+// SignalHere over the internal routes); the replica whose heartbeat is
+// stale is not asked.
+func TestPeersCorrelateAndSignal(t *testing.T) {
+	t.Parallel()
+	a, b := twoReplicas(t, "s3cret")
+	b.deploy(t, "testdata/message_correlation.bpmn")
+	b.deploy(t, "testdata/signal_catch.bpmn")
+	a.deploy(t, "testdata/message_correlation.bpmn")
+	onB := b.start(t, "message_correlation", map[string]any{"orderId": "o-1"})
+	waiting := b.start(t, "signal_catch", nil)
+	b.waitSubscribed(t, onB)
+
+	resp, body := send(t, "http://"+a.addr+"/api/v1/messages", `{"name":"payment","correlationKey":"o-1"}`, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	require.JSONEq(t, `{"correlated":1}`, string(body))
+	b.waitStatus(t, onB, engine.StatusCompleted)
+
+	resp, body = send(t, "http://"+a.addr+"/api/v1/messages", `{"name":"payment","correlationKey":"o-1"}`, nil)
+	require.Equal(t, http.StatusNotFound, resp.StatusCode, "nobody waits any more: %s", body)
+
+	b.waitSubscribed(t, waiting)
+	resp, body = send(t, "http://"+a.addr+"/api/v1/signals", `{"name":"go"}`, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	require.JSONEq(t, `{"received":1}`, string(body))
+}
+
+// TestPeersFetchAndLock: fetch-and-lock on replica a hands out a's jobs
+// first, then b's for the rest, each locked once: a second fetch finds
+// none.
+func TestPeersFetchAndLock(t *testing.T) {
+	t.Parallel()
+	a, b := twoReplicas(t, "")
+	a.deploy(t, "testdata/external.bpmn")
+	b.deploy(t, "testdata/external.bpmn")
+	onA := a.start(t, "external", nil)
+	onB := []string{b.start(t, "external", nil), b.start(t, "external", nil)}
+	fetch := func(max int) []engine.ExternalJob {
+		t.Helper()
+		var page struct{ Items []engine.ExternalJob }
+		resp, body := send(t, "http://"+a.addr+"/api/v1/jobs/fetch-and-lock",
+			`{"type":"ext.work","worker":"w1","max":`+strconv.Itoa(max)+`,"lockMs":60000}`, nil)
+		require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+		require.NoError(t, json.Unmarshal(body, &page))
+		return page.Items
+	}
+	var jobs []engine.ExternalJob
+	require.Eventually(t, func() bool {
+		jobs = append(jobs, fetch(3-len(jobs))...)
+		return len(jobs) == 3
+	}, 10*time.Second, 10*time.Millisecond)
+	require.Equal(t, onA, jobs[0].InstanceID, "this replica's jobs first")
+	require.ElementsMatch(t, onB, []string{jobs[1].InstanceID, jobs[2].InstanceID})
+	require.Empty(t, fetch(3), "every job is locked once")
+}
+
+// TestClusterInternalRoutesNeedSecret: with a cluster secret, the peers'
+// routes refuse a call without it or with another one, even from loopback.
+func TestClusterInternalRoutesNeedSecret(t *testing.T) {
+	t.Parallel()
+	a, _ := twoReplicas(t, "s3cret")
+	for _, path := range []string{"/internal/v1/correlate", "/internal/v1/signal", "/internal/v1/fetch-and-lock"} {
+		for _, secret := range []string{"", "wrong"} {
+			resp, body := send(t, "http://"+a.addr+path, `{}`, map[string]string{cluster.SecretHeader: secret})
+			require.Equal(t, http.StatusForbidden, resp.StatusCode, "%s with secret %q: %s", path, secret, body)
+		}
+		resp, body := send(t, "http://"+a.addr+path, `{}`, map[string]string{cluster.SecretHeader: "s3cret"})
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s: the secret lets it in, to an empty body: %s", path, body)
+	}
+}
