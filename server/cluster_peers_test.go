@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -12,7 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/server"
+	"github.com/workflowpp/wfpp/server/api"
 	"github.com/workflowpp/wfpp/server/cluster"
+	"github.com/workflowpp/wfpp/server/identity"
 )
 
 // twoReplicas starts replicas a and b, which know each other from their
@@ -135,4 +139,37 @@ func TestClusterInternalRoutesNeedSecret(t *testing.T) {
 		resp, body := send(t, "http://"+a.addr+path, `{}`, map[string]string{cluster.SecretHeader: "s3cret"})
 		require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s: the secret lets it in, to an empty body: %s", path, body)
 	}
+}
+
+// TestClusterAPIAlone: GET /api/v1/cluster of a server that runs alone
+// shows no replica and every partition held here; it is for operators.
+func TestClusterAPIAlone(t *testing.T) {
+	t.Parallel()
+	f := setupLive(t, func(c *server.Config) { c.Identity = identity.Config{JWTSecret: testJWTSecret} })
+	get := func(who string) (*http.Response, []byte) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, "http://"+f.addr+"/api/v1/cluster", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", who)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp, b
+	}
+	resp, body := get(operatorBearer(t))
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	var v api.ClusterView
+	require.NoError(t, json.Unmarshal(body, &v))
+	require.Empty(t, v.Self)
+	require.Empty(t, v.Replicas)
+	require.Equal(t, engine.ClusterPartitionsDefault, v.Partitions)
+	require.Len(t, v.Leases, engine.ClusterPartitionsDefault)
+	require.Len(t, v.Held, engine.ClusterPartitionsDefault)
+	for _, l := range v.Leases {
+		require.True(t, l.Here, "partition %d", l.Partition)
+	}
+	resp, _ = get(bearerFor(t, "alice"))
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "a worker")
 }

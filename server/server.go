@@ -145,6 +145,7 @@ func New(cfg Config) (*Server, error) {
 	if s.api, err = api.New(api.Config{
 		Engine: s.eng, Tasks: s.tasks, Inbox: s.inbox, Logger: s.log,
 		RequestTimeout: cfg.RequestTimeout, EventRoles: cfg.EventRoles, Peers: jobPeers(cfg.Peers),
+		Cluster: clusterOf(cfg.Engine), LeaseTTL: leaseTTL(cfg.Peers),
 	}); err != nil {
 		s.Close()
 		return nil, err
@@ -157,14 +158,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.routes()
 	return s, nil
-}
-
-// jobPeers is p as the API's JobPeers: a nil interface when p is nil.
-func jobPeers(p *cluster.Peers) api.JobPeers {
-	if p == nil {
-		return nil
-	}
-	return p
 }
 
 // App returns the Fiber app, for tests (app.Test) and for mounting.

@@ -45,6 +45,11 @@ type Config struct {
 	// Peers are the other replicas of a cluster, asked for the external
 	// jobs this one lacks; nil: the server runs alone.
 	Peers JobPeers
+	// Cluster is the view of the replicas and partitions (required);
+	// LeaseTTL is the cluster's lease TTL, how old a live replica's
+	// heartbeat may be.
+	Cluster  ClusterStater
+	LeaseTTL time.Duration
 }
 
 // JobPeers locks external jobs on the other replicas of a cluster
@@ -64,8 +69,8 @@ type Service struct {
 
 // New returns the REST handlers of cfg.
 func New(cfg Config) (*Service, error) {
-	if cfg.Engine == nil || cfg.Tasks == nil || cfg.Inbox == nil {
-		return nil, errors.New("api config: Engine, Tasks and Inbox are required")
+	if cfg.Engine == nil || cfg.Tasks == nil || cfg.Inbox == nil || cfg.Cluster == nil {
+		return nil, errors.New("api config: Engine, Tasks, Inbox and Cluster are required")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -165,6 +170,8 @@ func (s *Service) Routes(api fiber.Router) {
 	api.Post("/dead-letters/:id/replay", operator, vars, s.ReplayDeadLetter)
 	api.Post("/dead-letters/:id/discard", operator, s.DiscardDeadLetter)
 	api.Delete("/dead-letters/:id", operator, s.DeleteDeadLetter)
+
+	api.Get("/cluster", operator, s.getCluster)
 
 	api.Get("/circuits", s.listCircuits)
 	api.Post("/circuits/:key/reset", operator, s.resetCircuit)
