@@ -58,7 +58,7 @@ func (f *Forwarder) Handle(c *fiber.Ctx) error {
 	req.Header.Add(fiber.HeaderXForwardedFor, c.IP())
 	if perr := proxy.DoTimeout(c, "http://"+notOwner.Address+c.OriginalURL(), f.timeout, f.client); perr != nil {
 		c.Response().Reset() // nothing of a broken answer goes out
-		return fmt.Errorf("forwarding to replica %s at %s failed (%v): try again in a second: %w",
+		return fmt.Errorf("forwarding to replica %s at %s failed (%w): try again in a second: %w",
 			notOwner.Owner, notOwner.Address, perr, err)
 	}
 	return nil

@@ -208,18 +208,18 @@ func (p *Peers) post(ctx context.Context, r engine.Replica, path string, body, o
 	}
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("replica %s at %s did not answer (%v): %w", r.ID, r.Address, err, engine.ErrUnavailable)
+		return fmt.Errorf("replica %s at %s did not answer (%w): %w", r.ID, r.Address, err, engine.ErrUnavailable)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, answerLimit))
 	if err != nil {
-		return fmt.Errorf("replica %s at %s: reading its answer: %v: %w", r.ID, r.Address, err, engine.ErrUnavailable)
+		return fmt.Errorf("replica %s at %s: reading its answer: %w: %w", r.ID, r.Address, err, engine.ErrUnavailable)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return peerError(r, resp.StatusCode, data)
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("replica %s at %s answered %s %s: %w", r.ID, r.Address, path, err, engine.ErrUnavailable)
+		return fmt.Errorf("replica %s at %s answered %s: %w: %w", r.ID, r.Address, path, err, engine.ErrUnavailable)
 	}
 	return nil
 }
