@@ -173,3 +173,18 @@ func TestClusterAPIAlone(t *testing.T) {
 	resp, _ = get(bearerFor(t, "alice"))
 	require.Equal(t, http.StatusForbidden, resp.StatusCode, "a worker")
 }
+
+// TestClusterInternalRoutesWithoutSecret: without a cluster secret the
+// peers' routes answer loopback callers, but not what a proxy on the same
+// machine relays.
+func TestClusterInternalRoutesWithoutSecret(t *testing.T) {
+	t.Parallel()
+	a, _ := twoReplicas(t, "")
+	resp, body := send(t, "http://"+a.addr+"/internal/v1/signal", `{"name":"nobody-waits"}`, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	require.JSONEq(t, `{"count":0}`, string(body))
+	for _, h := range []string{"X-Forwarded-For", "Forwarded"} {
+		resp, body = send(t, "http://"+a.addr+"/internal/v1/signal", `{"name":"nobody-waits"}`, map[string]string{h: "for=203.0.113.9"})
+		require.Equal(t, http.StatusForbidden, resp.StatusCode, "relayed with %s: %s", h, body)
+	}
+}

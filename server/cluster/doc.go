@@ -13,7 +13,8 @@
 //     (CorrelateHere, SignalHere, FetchAndLock), never the peers again.
 //   - Those routes need SecretHeader equal to the cluster secret
 //     (WFPP_CLUSTER_SECRET) when one is set; without a secret they answer
-//     loopback callers only, which covers replicas on one machine.
+//     loopback callers that no proxy relayed only, which covers replicas
+//     on one machine.
 //   - Peers are the replicas whose heartbeat is younger than the lease TTL,
 //     this one excluded.
 package cluster

@@ -55,7 +55,6 @@ func (f *Forwarder) Handle(c *fiber.Ctx) error {
 		req.Header.Set(SecretHeader, f.peers.cfg.Secret) // the owner's rate limit knows it counted here
 	}
 	req.Header.Set(api.CorrelationHeader, api.CorrelationID(c)) // one id in both replicas' logs
-	req.Header.Add(fiber.HeaderXForwardedFor, c.IP())
 	if perr := proxy.DoTimeout(c, "http://"+notOwner.Address+c.OriginalURL(), f.timeout, f.client); perr != nil {
 		c.Response().Reset() // nothing of a broken answer goes out
 		return fmt.Errorf("forwarding to replica %s at %s failed (%w): try again in a second: %w",

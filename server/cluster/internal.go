@@ -106,10 +106,12 @@ func (p *Peers) Routes(app fiber.Router, local Local, timeout time.Duration) {
 
 // Trusted reports whether c comes from a peer: it carries the cluster
 // secret, compared in constant time, or, when the cluster has no secret,
-// it comes from loopback (replicas on one machine).
+// it comes from loopback (replicas on one machine) and no proxy relayed it
+// (a proxy on the same machine connects from loopback too, and says
+// whom for in X-Forwarded-For or Forwarded).
 func (p *Peers) Trusted(c *fiber.Ctx) bool {
 	if p.cfg.Secret == "" {
-		return c.Context().RemoteIP().IsLoopback()
+		return c.Context().RemoteIP().IsLoopback() && c.Get(fiber.HeaderXForwardedFor) == "" && c.Get(fiber.HeaderForwarded) == ""
 	}
 	return subtle.ConstantTimeCompare([]byte(c.Get(SecretHeader)), []byte(p.cfg.Secret)) == 1
 }
