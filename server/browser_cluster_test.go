@@ -23,4 +23,5 @@ func TestBrowserClusterPage(t *testing.T) {
 		waitJS(`document.querySelectorAll('#partition-list tr[data-partition]').length === 32`),
 		waitJS(`[...document.querySelectorAll('#partition-list tr[data-partition]')].every(r => r.dataset.here === 'true' && r.cells[1].textContent.trim() === 'this server')`),
 	)
+	b.screenshot(b.ctx, "cluster")
 }
