@@ -142,13 +142,14 @@ func TestClusterInternalRoutesNeedSecret(t *testing.T) {
 }
 
 // TestClusterAPIAlone: GET /api/v1/cluster of a server that runs alone
-// shows no replica and every partition held here; it is for operators.
+// shows no replica and every partition held here; it and the Cluster page
+// are for operators.
 func TestClusterAPIAlone(t *testing.T) {
 	t.Parallel()
 	f := setupLive(t, func(c *server.Config) { c.Identity = identity.Config{JWTSecret: testJWTSecret} })
-	get := func(who string) (*http.Response, []byte) {
+	getPath := func(path, who string) (*http.Response, []byte) {
 		t.Helper()
-		req, err := http.NewRequest(http.MethodGet, "http://"+f.addr+"/api/v1/cluster", nil)
+		req, err := http.NewRequest(http.MethodGet, "http://"+f.addr+path, nil)
 		require.NoError(t, err)
 		req.Header.Set("Authorization", who)
 		resp, err := http.DefaultClient.Do(req)
@@ -158,6 +159,7 @@ func TestClusterAPIAlone(t *testing.T) {
 		require.NoError(t, err)
 		return resp, b
 	}
+	get := func(who string) (*http.Response, []byte) { return getPath("/api/v1/cluster", who) }
 	resp, body := get(operatorBearer(t))
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 	var v api.ClusterView
@@ -172,6 +174,13 @@ func TestClusterAPIAlone(t *testing.T) {
 	}
 	resp, _ = get(bearerFor(t, "alice"))
 	require.Equal(t, http.StatusForbidden, resp.StatusCode, "a worker")
+
+	resp, body = getPath("/cluster", operatorBearer(t))
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, string(body), `href="/cluster"`, "the nav shows the page to operators")
+	resp, body = getPath("/cluster", bearerFor(t, "alice"))
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "a worker")
+	require.NotContains(t, string(body), `href="/cluster"`, "the nav hides it from workers")
 }
 
 // TestClusterInternalRoutesWithoutSecret: without a cluster secret the
