@@ -28,11 +28,12 @@ type parking struct {
 // slabSize is the size of a slab; a record larger than it gets a slab of its own.
 const slabSize = 4 << 20
 
-// slot is where a record is, and the parked snapshot's seq (for the commit
-// guard, without decoding).
+// slot is where a record is, and the parked snapshot's seq and epoch (for
+// the commit guards, without decoding; the codec leaves the epoch out).
 type slot struct {
 	slab, off, n uint32
 	seq          uint64
+	epoch        int64
 }
 
 // idKey is an id as a map key with no pointer in it: its length, then its bytes.
@@ -78,7 +79,7 @@ func (p *parking) park(snap *engine.Snapshot, tasks []engine.Task) bool {
 	}
 	rec := binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen32+len(s)+len(t)), uint64(len(s)))
 	rec = append(append(rec, s...), t...)
-	p.index[k] = p.append(rec, snap.Seq)
+	p.index[k] = p.append(rec, slot{seq: snap.Seq, epoch: snap.Epoch})
 	p.live += len(rec)
 	for _, tk := range taskKeys {
 		p.tasks[tk] = k
@@ -86,7 +87,8 @@ func (p *parking) park(snap *engine.Snapshot, tasks []engine.Task) bool {
 	return true
 }
 
-func (p *parking) append(rec []byte, seq uint64) slot {
+// append writes rec to a slab and returns its slot, with the guards of meta.
+func (p *parking) append(rec []byte, meta slot) slot {
 	last := len(p.slabs) - 1
 	if last < 0 || len(p.slabs[last])+len(rec) > cap(p.slabs[last]) {
 		p.slabs = append(p.slabs, make([]byte, 0, max(slabSize, len(rec))))
@@ -94,17 +96,26 @@ func (p *parking) append(rec []byte, seq uint64) slot {
 	}
 	off := len(p.slabs[last])
 	p.slabs[last] = append(p.slabs[last], rec...)
-	return slot{slab: uint32(last), off: uint32(off), n: uint32(len(rec)), seq: seq}
+	return slot{slab: uint32(last), off: uint32(off), n: uint32(len(rec)), seq: meta.seq, epoch: meta.epoch}
 }
 
-// seq returns the parked instance's seq.
-func (p *parking) seq(id string) (uint64, bool) {
+// guards returns the parked instance's slot, whose seq and epoch guard commits.
+func (p *parking) guards(id string) (slot, bool) {
 	k, ok := keyOf(id)
 	if !ok {
-		return 0, false
+		return slot{}, false
 	}
 	sl, ok := p.index[k]
-	return sl.seq, ok
+	return sl, ok
+}
+
+// fence raises the epoch of a parked instance to epoch where it is lower.
+func (p *parking) fence(id string, epoch int64) {
+	k, _ := keyOf(id)
+	if sl, ok := p.index[k]; ok && sl.epoch < epoch {
+		sl.epoch = epoch
+		p.index[k] = sl
+	}
 }
 
 // get decodes a parked instance and its tasks.
@@ -131,6 +142,7 @@ func (p *parking) decode(sl slot) (*engine.Snapshot, []engine.Task, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("memstore: decoding a parked instance: %w", err)
 	}
+	snap.Epoch = sl.epoch
 	tasks, err := codec.DecodeTasks(rec[w+int(n):])
 	if err != nil {
 		return nil, nil, fmt.Errorf("memstore: decoding the tasks of parked instance %s: %w", snap.ID, err)
@@ -166,7 +178,7 @@ func (p *parking) compact() {
 	old := p.slabs
 	p.slabs = nil
 	for k, sl := range p.index {
-		p.index[k] = p.append(old[sl.slab][sl.off:sl.off+sl.n], sl.seq)
+		p.index[k] = p.append(old[sl.slab][sl.off:sl.off+sl.n], sl)
 	}
 	p.garbage = 0
 }
@@ -214,15 +226,16 @@ func (s *Store) existing(id string) (*engine.Snapshot, error) {
 	return snap, engine.ErrDuplicate
 }
 
-// seqOf returns the seq of an instance, held or parked.
-func (s *Store) seqOf(id string) (uint64, bool) {
+// guardsOf returns the seq and epoch of an instance, held or parked.
+func (s *Store) guardsOf(id string) (seq uint64, epoch int64, ok bool) {
 	if snap, ok := s.instances[id]; ok {
-		return snap.Seq, true
+		return snap.Seq, snap.Epoch, true
 	}
 	if len(s.parked.index) == 0 {
-		return 0, false
+		return 0, 0, false
 	}
-	return s.parked.seq(id)
+	sl, ok := s.parked.guards(id)
+	return sl.seq, sl.epoch, ok
 }
 
 // unpark makes a parked instance and its tasks Go values again, before a

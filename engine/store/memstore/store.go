@@ -35,6 +35,9 @@ type Store struct {
 	parked    parking
 	recent    []waiting // instances that waited after their last commit, oldest first
 	parkAfter int       // how many of them stay Go values
+
+	replicas map[string]engine.Replica     // by id (lease.go)
+	leases   map[int]engine.PartitionLease // by partition
 }
 
 // waiting is an instance that waited after the commit that gave it seq.
@@ -76,6 +79,8 @@ func New(opts ...Option) *Store {
 		incidents:   map[string]engine.Incident{},
 		deadLetters: map[string]engine.DeadLetter{},
 		schedules:   map[string]engine.Schedule{},
+		replicas:    map[string]engine.Replica{},
+		leases:      map[int]engine.PartitionLease{},
 		parked:      newParking(),
 		parkAfter:   ParkAfterDefault,
 	}
@@ -224,6 +229,9 @@ func (s *Store) SetDefinitionEnabled(_ context.Context, id string, enabled bool)
 func (s *Store) CreateInstance(_ context.Context, snap *engine.Snapshot) (*engine.Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.fencedNew(snap, snap.Epoch); err != nil {
+		return nil, err
+	}
 	if snap.RequestID != "" {
 		k := snap.DefinitionKey + "\x00" + snap.RequestID
 		if id, ok := s.byRequest[k]; ok {
@@ -231,7 +239,7 @@ func (s *Store) CreateInstance(_ context.Context, snap *engine.Snapshot) (*engin
 		}
 		s.byRequest[k] = snap.ID
 	}
-	if _, ok := s.seqOf(snap.ID); ok {
+	if _, _, ok := s.guardsOf(snap.ID); ok {
 		return s.existing(snap.ID)
 	}
 	s.instances[snap.ID] = clone(snap)
@@ -242,7 +250,10 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range b.Changes {
-		seq, ok := s.seqOf(c.Snapshot.ID)
+		seq, epoch, ok := s.guardsOf(c.Snapshot.ID)
+		if err := s.fenced(b.Epoch, c, epoch, ok); err != nil {
+			return err
+		}
 		switch {
 		case c.Create && ok:
 			return fmt.Errorf("instance %s exists already: %w", c.Snapshot.ID, engine.ErrConflict)
@@ -257,6 +268,9 @@ func (s *Store) Commit(_ context.Context, b *engine.Batch) error {
 	}
 	for _, c := range b.Changes {
 		snap := c.Snapshot // the store owns it now
+		if b.Epoch != 0 {
+			snap.Epoch = b.Epoch
+		}
 		if err := s.unpark(snap.ID); err != nil {
 			return err
 		}

@@ -17,3 +17,12 @@ func TestConformance(t *testing.T) {
 func TestConformanceParked(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) engine.Store { return memstore.New(memstore.WithParking(0)) })
 }
+
+func TestLeaseConformance(t *testing.T) {
+	storetest.RunLeases(t, func(t *testing.T) storetest.LeaseStore { return memstore.New() })
+}
+
+// TestLeaseConformanceParked: fences and epochs hold for parked instances.
+func TestLeaseConformanceParked(t *testing.T) {
+	storetest.RunLeases(t, func(t *testing.T) storetest.LeaseStore { return memstore.New(memstore.WithParking(0)) })
+}

@@ -10,7 +10,7 @@ import (
 // snapshots (the commit point) but not the events and projections: what a
 // crash between the two leaves behind.
 func (s *Store) CrashAfterSnapshots(ctx context.Context, b *engine.Batch) error {
-	_, conflict, err := s.writeSnapshots(ctx, b.Changes)
+	_, conflict, err := s.writeSnapshots(ctx, b.Changes, s.modeOf(b))
 	if err != nil {
 		return err
 	}

@@ -34,13 +34,13 @@ type letterUpdateDoc struct {
 }
 
 // redoOf is what remains to write of a change once its snapshot is stored:
-// its events too, unless they went into the log first (single writer).
-func (s *Store) redoOf(c engine.Change) redo {
+// its events too, unless they went into the log first (single).
+func redoOf(c engine.Change, single bool) redo {
 	r := redo{Incidents: c.Incidents, DeadLetters: c.DeadLetters}
 	for _, u := range c.DeadLetterUpdates {
 		r.LetterUpdates = append(r.LetterUpdates, letterUpdateDoc(u))
 	}
-	if !s.singleWriter {
+	if !single {
 		r.Events = c.Snapshot.Pending
 	}
 	for _, t := range c.Tasks {
@@ -53,12 +53,15 @@ func (s *Store) redoOf(c engine.Change) redo {
 	return r
 }
 
-// newSnapshotDoc returns the document that stores the change's snapshot and
-// the redo it carries.
-func (s *Store) newSnapshotDoc(c engine.Change, nonce string) (snapshotDoc, redo, error) {
+// newSnapshotDoc returns the document that stores the change's snapshot,
+// stamped with the batch's epoch when fenced, and the redo it carries.
+func newSnapshotDoc(c engine.Change, nonce string, m commitMode) (snapshotDoc, redo, error) {
 	doc := snapshotDoc{Snapshot: *c.Snapshot, Commit: nonce}
 	doc.Snapshot.Pending = nil
-	r := s.redoOf(c)
+	if m.epoch != 0 {
+		doc.Epoch = m.epoch
+	}
+	r := redoOf(c, m.single)
 	if len(r.Events)+len(r.Tasks)+len(r.Incidents)+len(r.DeadLetters)+len(r.LetterUpdates) > 0 {
 		stored := r
 		stored.Events = compact(r.Events)

@@ -33,7 +33,8 @@ type Config struct {
 	// per instance already orders its changes, and FerretDB runs only a
 	// plain _id filter in SQLite (any other filter scans the collection).
 	// Leave it off for a shared MongoDB, where the (_id, seq) guard stops two
-	// replicas that both think they own an instance.
+	// replicas that both think they own an instance. A fenced batch
+	// (Batch.Epoch set: a replica of a cluster) is always guarded.
 	SingleWriter bool
 	// NoQueryIndexes leaves out the indexes that only speed up queries,
 	// keeping those that enforce uniqueness. For the embedded FerretDB, which
@@ -74,6 +75,9 @@ type Store struct {
 	sweepStepCache bool
 
 	defs, heads, forms, filters, instances, variables, requests, events, tasks, incidents, deadLetters, schedules, meta, stepCache *mongo.Collection
+
+	// replicas and partitions hold the heartbeats and leases of a cluster (lease.go).
+	replicas, partitions *mongo.Collection
 }
 
 // New returns a Store on db after creating its indexes.
@@ -97,6 +101,8 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		schedules:   db.Collection("schedules"),
 		meta:        db.Collection("meta"),
 		stepCache:   db.Collection("step_cache"),
+		replicas:    db.Collection("replicas"),
+		partitions:  db.Collection("partitions"),
 	}
 	idx := []indexes{
 		{s.defs, []mongo.IndexModel{{Keys: bson.D{{Key: "key", Value: 1}, {Key: "version", Value: 1}}, Options: options.Index().SetUnique(true)}}},
@@ -106,6 +112,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 			{Keys: bson.D{{Key: "business_key", Value: 1}}},
 			{Keys: bson.D{{Key: "parent.instance_id", Value: 1}}},
 			{Keys: bson.D{{Key: "triggered_by.instance_id", Value: 1}}, Options: options.Index().SetSparse(true)},
+			{Keys: bson.D{{Key: "partition", Value: 1}, {Key: "status", Value: 1}}}, // UnfinishedIn
 		}},
 		{s.tasks, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "instance_id", Value: 1}}},
@@ -173,7 +180,7 @@ func (s *Store) createCollections(ctx context.Context) error {
 	if err != nil {
 		return mapErr(err, "listing collections")
 	}
-	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.schedules, s.meta, s.stepCache} {
+	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.schedules, s.meta, s.stepCache, s.replicas, s.partitions} {
 		if slices.Contains(names, c.Name()) {
 			continue
 		}
@@ -253,6 +260,9 @@ type request struct {
 const ClaimWaitDefault = 5 * time.Second
 
 func (s *Store) CreateInstance(ctx context.Context, snap *engine.Snapshot) (*engine.Snapshot, error) {
+	if err := s.fenceNew(ctx, snap.Epoch, []int{snap.Partition}); err != nil {
+		return nil, err
+	}
 	if snap.RequestID == "" {
 		return s.insertInstance(ctx, snap)
 	}
@@ -437,7 +447,16 @@ func (s *Store) Unfinished(ctx context.Context, fn func(*engine.Snapshot) error)
 		filter = bson.D{}
 		s.log.Warn("store: the last shutdown was not clean; redoing the last writes of every instance")
 	}
-	cur, err := s.instances.Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	return s.recoverEach(ctx, filter, crashed, fn)
+}
+
+// recoverEach completes the last commit of every instance filter selects,
+// by id, and calls fn with those that are unfinished: it appends the
+// commit's events to the log (a crash may have come between the snapshot
+// and the events) and, with projections, writes its tasks, incidents and
+// dead letters again.
+func (s *Store) recoverEach(ctx context.Context, filter bson.D, projections bool, fn func(*engine.Snapshot) error) error {
+	cur, err := s.instances.Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetAllowDiskUse(true))
 	if err != nil {
 		return mapErr(err, "unfinished instances")
 	}
@@ -456,12 +475,10 @@ func (s *Store) Unfinished(ctx context.Context, fn func(*engine.Snapshot) error)
 		if err != nil {
 			return fmt.Errorf("recovering instance %s: %w", snap.ID, err)
 		}
-		// Complete the log (a crash may have come between the snapshot and the
-		// events) and, after a crash, the projections.
 		if err := s.appendEvents(ctx, r.eventBatches()); err != nil {
 			return fmt.Errorf("recovering events of %s: %w", snap.ID, err)
 		}
-		if crashed {
+		if projections {
 			if err := s.writeProjections(ctx, r.taskModels(), r.incidentModels(), r.letterModels()); err != nil {
 				return fmt.Errorf("recovering the tasks and incidents of %s: %w", snap.ID, err)
 			}
@@ -486,7 +503,8 @@ var doneStatuses = []engine.Status{engine.StatusCompleted, engine.StatusFailed, 
 // one for the events, one per projection collection touched.
 //
 // The events go into the log before the snapshots when this is the only
-// writer, and after them (in the redo until then) when it is not:
+// writer (and the batch is not fenced), and after them (in the redo until
+// then) when it is not:
 //   - Before: the snapshot carries no events, so it is half the size to
 //     write and re-read. A change whose snapshot then fails leaves a batch
 //     that no committed snapshot reaches (the log is read as a chain back
@@ -495,16 +513,23 @@ var doneStatuses = []engine.Status{engine.StatusCompleted, engine.StatusFailed, 
 //     not be taken for the winner's, so only committed changes append.
 //
 // A change that fails stops the batch; the ones before it stay committed.
+// A fenced batch (Batch.Epoch) fails with ErrFenced where a change's
+// instance, or for a new instance its partition's lease, is at a newer
+// epoch (lease.go).
 func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
 	if len(b.Changes) == 0 {
 		return nil
 	}
-	if s.singleWriter {
+	m := s.modeOf(b)
+	if err := s.fenceCreates(ctx, b); err != nil {
+		return err
+	}
+	if m.single {
 		if err := s.writeEventsFirst(ctx, b.Changes); err != nil {
 			return err
 		}
 	}
-	committed, conflict, err := s.writeSnapshots(ctx, b.Changes)
+	committed, conflict, err := s.writeSnapshots(ctx, b.Changes, m)
 	if err != nil {
 		return err
 	}
@@ -530,10 +555,10 @@ func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
 // writeSnapshots writes every change's snapshot: the new instances in one
 // insert (FerretDB runs it as one SQLite transaction, where each replace is
 // one of its own), the others replaced under the guard of their previous
-// sequence number unless this is the only writer. It returns the changes
-// that were stored, as their redos, and, when some were not, an error
-// naming them.
-func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]redo, error, error) {
+// sequence number (and epoch, when fenced) unless this is the only writer.
+// It returns the changes that were stored, as their redos, and, when some
+// were not, an error naming them.
+func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change, m commitMode) ([]redo, error, error) {
 	nonce := bson.NewObjectID().Hex() // tells our writes from a concurrent writer's
 	var (
 		creates  []any
@@ -543,7 +568,7 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 		refs     = make([]string, len(changes)) // the variables each names apart, if any
 	)
 	for i, c := range changes {
-		doc, r, err := s.newSnapshotDoc(c, nonce)
+		doc, r, err := newSnapshotDoc(c, nonce, m)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -555,7 +580,7 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 			creates = append(creates, doc)
 			continue
 		}
-		replaces = append(replaces, mongo.NewReplaceOneModel().SetFilter(s.guard(c)).SetReplacement(doc))
+		replaces = append(replaces, mongo.NewReplaceOneModel().SetFilter(guard(c, m)).SetReplacement(doc))
 	}
 	if err := s.insertVariables(ctx, sides); err != nil {
 		return nil, nil, err
@@ -585,14 +610,16 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 		}
 		return redos, nil, nil
 	}
-	// Some guard said no: find out which by what is stored now.
+	// Some guard said no: find out which, and why, by what is stored now.
 	var ok []redo
 	var errs []error
 	for i, c := range changes {
 		var cur struct {
 			Commit string `bson:"commit"`
+			Epoch  int64  `bson:"epoch"`
 		}
-		err := s.instances.FindOne(ctx, bson.D{{Key: "_id", Value: c.Snapshot.ID}}).Decode(&cur)
+		err := s.instances.FindOne(ctx, bson.D{{Key: "_id", Value: c.Snapshot.ID}},
+			options.FindOne().SetProjection(bson.D{{Key: "commit", Value: 1}, {Key: "epoch", Value: 1}})).Decode(&cur)
 		switch {
 		case errors.Is(err, mongo.ErrNoDocuments):
 			errs = append(errs, fmt.Errorf("instance %s: %w", c.Snapshot.ID, engine.ErrNotFound))
@@ -601,6 +628,8 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change) ([]
 		case cur.Commit == nonce:
 			ok = append(ok, redos[i])
 			s.retireVariables(ctx, c.Snapshot.ID, refs[i])
+		case m.epoch != 0 && cur.Epoch > m.epoch:
+			errs = append(errs, fmt.Errorf("instance %s is at epoch %d, the commit at %d: %w", c.Snapshot.ID, cur.Epoch, m.epoch, engine.ErrFenced))
 		default:
 			errs = append(errs, fmt.Errorf("instance %s is not at seq %d: %w", c.Snapshot.ID, c.PrevSeq, engine.ErrConflict))
 		}
@@ -618,11 +647,33 @@ type snapshotDoc struct {
 	Redo            []byte           `bson:"redo,omitempty"`          // BSON of a redo
 }
 
-func (s *Store) guard(c engine.Change) bson.D {
-	if s.singleWriter {
+// commitMode is how Commit writes one batch.
+type commitMode struct {
+	epoch int64 // Batch.Epoch; 0: not fenced
+	// single: the single writer's shortcuts, events first and no guard; never
+	// for a fenced batch, whose guard is what fences it.
+	single bool
+}
+
+func (s *Store) modeOf(b *engine.Batch) commitMode {
+	return commitMode{epoch: b.Epoch, single: s.singleWriter && b.Epoch == 0}
+}
+
+// guard is the filter that replaces c's snapshot: by id alone for the
+// single writer; else at the previous sequence number, and when fenced at
+// an epoch no newer than the batch's (none stored counts as 0).
+func guard(c engine.Change, m commitMode) bson.D {
+	if m.single {
 		return bson.D{{Key: "_id", Value: c.Snapshot.ID}}
 	}
-	return bson.D{{Key: "_id", Value: c.Snapshot.ID}, {Key: "seq", Value: c.PrevSeq}}
+	g := bson.D{{Key: "_id", Value: c.Snapshot.ID}, {Key: "seq", Value: c.PrevSeq}}
+	if m.epoch != 0 {
+		g = append(g, bson.E{Key: "$or", Value: bson.A{
+			bson.D{{Key: "epoch", Value: bson.D{{Key: "$lte", Value: m.epoch}}}},
+			bson.D{{Key: "epoch", Value: bson.D{{Key: "$exists", Value: false}}}},
+		}})
+	}
+	return g
 }
 
 // maxStatements bounds the updates sent in one command. FerretDB v1.24 keeps

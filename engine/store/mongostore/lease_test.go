@@ -1,0 +1,70 @@
+package mongostore_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/store/embedded"
+	"github.com/workflowpp/wfpp/engine/store/mongostore"
+	"github.com/workflowpp/wfpp/engine/store/storetest"
+)
+
+func TestLeaseConformance(t *testing.T) {
+	storetest.RunLeases(t, func(t *testing.T) storetest.LeaseStore { return newStore(t) })
+}
+
+// TestLeaseConformanceSingleWriter: a fenced batch is guarded even by a
+// store configured as the only writer.
+func TestLeaseConformanceSingleWriter(t *testing.T) {
+	storetest.RunLeases(t, func(t *testing.T) storetest.LeaseStore {
+		s, err := mongostore.New(t.Context(), embedded.NewTestDatabase(t), mongostore.Config{SingleWriter: true, NoQueryIndexes: true})
+		require.NoError(t, err)
+		return s
+	})
+}
+
+// A replica that died between the snapshot of a commit and the rest of it
+// leaves the log and the inbox short; the replica that takes its partition
+// over completes them as it reads the partition's instances, before it
+// runs any of them.
+func TestPartitionTakeoverCompletesLastCommit(t *testing.T) {
+	ctx := t.Context()
+	db := embedded.NewTestDatabase(t)
+	s, err := mongostore.New(ctx, db, mongostore.Config{})
+	require.NoError(t, err)
+	first := snapshot("i-1", 2, event("i-1", 1), event("i-1", 2))
+	first.Partition = 3
+	require.NoError(t, s.Commit(ctx, &engine.Batch{Epoch: 1, Changes: []engine.Change{{Snapshot: first, Create: true}}}))
+
+	task := engine.Task{ID: "t-1", InstanceID: "i-1", DefinitionKey: "order", ElementID: "review", Name: "Review", Status: engine.TaskOpen}
+	last := snapshot("i-1", 4, event("i-1", 3), event("i-1", 4))
+	last.Partition, last.Tasks = 3, []engine.Task{task}
+	require.NoError(t, s.CrashAfterSnapshots(ctx, &engine.Batch{Epoch: 1, Changes: []engine.Change{{Snapshot: last, PrevSeq: 2, Tasks: []engine.Task{task}}}}))
+	_, err = s.Task(ctx, "t-1")
+	require.ErrorIs(t, err, engine.ErrNotFound, "the crash left the task out")
+	logged := func() int64 {
+		n, err := db.Collection("events").CountDocuments(ctx, bson.D{{Key: "instance_id", Value: "i-1"}})
+		require.NoError(t, err)
+		return n
+	}
+	require.EqualValues(t, 1, logged())
+
+	require.NoError(t, s.FencePartition(ctx, 3, 2))
+	var seen []string
+	require.NoError(t, s.UnfinishedIn(ctx, 3, func(snap *engine.Snapshot) error {
+		seen = append(seen, snap.ID)
+		require.EqualValues(t, 2, snap.Epoch)
+		require.EqualValues(t, 2, logged(), "the log is complete when the instance is handed on")
+		got, err := s.Task(ctx, "t-1")
+		require.NoError(t, err)
+		require.Equal(t, engine.TaskOpen, got.Status)
+		return nil
+	}))
+	require.Equal(t, []string{"i-1"}, seen)
+	evs, err := s.Events(ctx, "i-1", 0, 0)
+	require.NoError(t, err)
+	require.Len(t, evs, 4)
+}
