@@ -21,12 +21,6 @@ import (
 	"github.com/workflowpp/wfpp/server/identity"
 )
 
-// heartbeats is the replicas' heartbeats as the lease store would list
-// them: the lease store is not part of these tests.
-type heartbeats []engine.Replica
-
-func (h *heartbeats) Replicas(context.Context) ([]engine.Replica, error) { return *h, nil }
-
 // replica is one server of a cluster on a loopback port, with its engine on
 // a store of its own.
 type replica struct {
@@ -35,11 +29,11 @@ type replica struct {
 	srv      *server.Server
 }
 
-// startReplica starts replica id with the peers in hb, listening on ln;
-// routes adds test routes before it serves.
-func startReplica(t *testing.T, id string, ln net.Listener, hb *heartbeats, secret string, routes func(*fiber.App)) *replica {
+// startReplica starts replica id, listening on ln, with the peers whose
+// heartbeats are in leases; routes adds test routes before it serves.
+func startReplica(t *testing.T, id string, ln net.Listener, leases engine.LeaseStore, secret string, routes func(*fiber.App)) *replica {
 	t.Helper()
-	peers, err := cluster.New(cluster.Config{Self: id, Replicas: hb, Secret: secret})
+	peers, err := cluster.New(cluster.Config{Self: id, Replicas: leases, Secret: secret})
 	require.NoError(t, err)
 	t.Cleanup(peers.Close)
 	eng, err := engine.New(engine.Config{Store: memstore.New(), Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2, Peers: peers})
@@ -101,7 +95,7 @@ func send(t *testing.T, url, body string, headers map[string]string) (*http.Resp
 // an owner that does not answer are 503s with Retry-After.
 func TestForwardToOwner(t *testing.T) {
 	t.Parallel()
-	hb := &heartbeats{}
+	hb := memstore.New()
 	lnB := listen(t)
 	gone := listen(t)
 	goneAddr := gone.Addr().String()

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/store/memstore"
 	"github.com/workflowpp/wfpp/server"
 	"github.com/workflowpp/wfpp/server/api"
 	"github.com/workflowpp/wfpp/server/cluster"
@@ -20,21 +21,24 @@ import (
 )
 
 // twoReplicas starts replicas a and b, which know each other from their
-// heartbeats, and a third, c, whose heartbeat is older than the lease TTL
-// and whose address answers nothing: asking it would fail the calls.
+// heartbeats in a lease store, and a third, c, whose heartbeat is older
+// than the lease TTL and whose address answers nothing: asking it would
+// fail the calls. Each replica's engine has a store of its own.
 func twoReplicas(t *testing.T, secret string) (a, b *replica) {
 	t.Helper()
-	hb := &heartbeats{}
+	leases := memstore.New()
 	lnA, lnB := listen(t), listen(t)
 	gone := listen(t)
 	now := time.Now()
-	*hb = heartbeats{
+	for _, r := range []engine.Replica{
 		{ID: "a", Address: lnA.Addr().String(), Heartbeat: now.Add(time.Hour)},
 		{ID: "b", Address: lnB.Addr().String(), Heartbeat: now.Add(time.Hour)},
 		{ID: "c", Address: gone.Addr().String(), Heartbeat: now.Add(-time.Minute)},
+	} {
+		require.NoError(t, leases.Heartbeat(context.Background(), r))
 	}
 	require.NoError(t, gone.Close())
-	return startReplica(t, "a", lnA, hb, secret, nil), startReplica(t, "b", lnB, hb, secret, nil)
+	return startReplica(t, "a", lnA, leases, secret, nil), startReplica(t, "b", lnB, leases, secret, nil)
 }
 
 func (r *replica) deploy(t *testing.T, path string) {

@@ -4,15 +4,17 @@ import (
 	"log/slog"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/engine/store/memstore"
 )
 
 // TestServeClusterFromEnv: the embedded store runs alone whatever the
-// cluster variables say; on WFPP_MONGO_URI bad cluster variables stop the
-// server with a message naming them.
+// cluster variables say; on WFPP_MONGO_URI they make the replica, with
+// their defaults, and bad ones stop the server with a message naming them.
 func TestServeClusterFromEnv(t *testing.T) {
 	t.Parallel()
 	log := slog.New(slog.DiscardHandler)
@@ -22,6 +24,23 @@ func TestServeClusterFromEnv(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, cfg, "the embedded store is no cluster")
 	require.Nil(t, peers)
+
+	cfg, peers, err = clusterFromEnv(env(map[string]string{"WFPP_REPLICA_ID": "r1", "WFPP_LEASE_TTL": "4s", "WFPP_PARTITIONS": "8"}),
+		storeMongo, "127.0.0.1:9001", memstore.New(), log)
+	require.NoError(t, err)
+	require.Equal(t, "r1", cfg.ReplicaID)
+	require.Equal(t, "127.0.0.1:9001", cfg.Address, "the listen address")
+	require.Equal(t, 8, cfg.Partitions)
+	require.Equal(t, 4*time.Second, cfg.LeaseTTL)
+	require.NotNil(t, cfg.Leases)
+	require.Equal(t, "r1", peers.Self())
+	require.Equal(t, 4*time.Second, peers.LeaseTTL())
+
+	cfg, _, err = clusterFromEnv(env(map[string]string{"WFPP_ADVERTISE_ADDR": "wfpp-2:8080"}), storeMongo, ":8080", memstore.New(), log)
+	require.NoError(t, err)
+	require.Equal(t, "wfpp-2:8080", cfg.Address)
+	require.Equal(t, engine.ClusterPartitionsDefault, cfg.Partitions)
+	require.Contains(t, cfg.ReplicaID, "-", "host-pid")
 
 	for name, tc := range map[string]struct {
 		vars   map[string]string
