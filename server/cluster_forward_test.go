@@ -30,13 +30,18 @@ type replica struct {
 }
 
 // startReplica starts replica id, listening on ln, with the peers whose
-// heartbeats are in leases; routes adds test routes before it serves.
-func startReplica(t *testing.T, id string, ln net.Listener, leases engine.LeaseStore, secret string, routes func(*fiber.App)) *replica {
+// heartbeats are in leases; routes adds test routes before it serves, mods
+// engine adds to the engine's config.
+func startReplica(t *testing.T, id string, ln net.Listener, leases engine.LeaseStore, secret string, routes func(*fiber.App), mods ...func(*engine.Config)) *replica {
 	t.Helper()
 	peers, err := cluster.New(cluster.Config{Self: id, Replicas: leases, Secret: secret})
 	require.NoError(t, err)
 	t.Cleanup(peers.Close)
-	eng, err := engine.New(engine.Config{Store: memstore.New(), Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2, Peers: peers})
+	cfg := engine.Config{Store: memstore.New(), Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2, Peers: peers}
+	for _, m := range mods {
+		m(&cfg)
+	}
+	eng, err := engine.New(cfg)
 	require.NoError(t, err)
 	require.NoError(t, eng.Run(context.Background()))
 	t.Cleanup(eng.Close)
@@ -144,4 +149,18 @@ func TestForwardToOwner(t *testing.T) {
 	unavailable("/test/echo", map[string]string{cluster.ForwardedHeader: "c"}, "partition is moving between replicas")
 	unavailable("/test/orphan", nil, "partition 5 has no owner right now")
 	unavailable("/test/gone", nil, "forwarding to replica c at "+goneAddr+" failed")
+}
+
+// getJSON gets url with the operator's token.
+func getJSON(t *testing.T, url string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", operatorBearer(t))
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp, b
 }
