@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/limiter"
 	"github.com/workflowpp/wfpp/server/api"
+	"github.com/workflowpp/wfpp/server/cluster"
 )
 
 // rateLimit limits starts, task completions and webhook posts per client IP to
@@ -22,7 +23,7 @@ func (s *Server) rateLimit() fiber.Handler {
 		Max:        s.cfg.RateLimit,
 		Expiration: s.cfg.RateWindow,
 		Storage:    newLimitStore(),
-		Next:       func(c *fiber.Ctx) bool { return !limited(c) },
+		Next:       func(c *fiber.Ctx) bool { return !limited(c) || s.forwardedByPeer(c) },
 		LimitReached: func(c *fiber.Ctx) error {
 			return &api.Error{
 				Status: http.StatusTooManyRequests, Code: "rate_limited",
@@ -30,6 +31,13 @@ func (s *Server) rateLimit() fiber.Handler {
 			}
 		},
 	})
+}
+
+// forwardedByPeer reports whether another replica forwarded c, which it
+// counted against its client already: counted here too, every client of
+// that replica would share one bucket.
+func (s *Server) forwardedByPeer(c *fiber.Ctx) bool {
+	return s.cfg.Peers != nil && c.Get(cluster.ForwardedHeader) != "" && s.cfg.Peers.Trusted(c)
 }
 
 // limited reports whether c starts an instance, completes a task or posts
