@@ -145,7 +145,7 @@ func New(cfg Config) (*Server, error) {
 	if s.api, err = api.New(api.Config{
 		Engine: s.eng, Tasks: s.tasks, Inbox: s.inbox, Logger: s.log,
 		RequestTimeout: cfg.RequestTimeout, EventRoles: cfg.EventRoles, Peers: jobPeers(cfg.Peers),
-		Cluster: clusterOf(cfg.Engine), LeaseTTL: leaseTTL(cfg.Peers),
+		Cluster: cfg.Engine, LeaseTTL: leaseTTL(cfg.Peers),
 	}); err != nil {
 		s.Close()
 		return nil, err

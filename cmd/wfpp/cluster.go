@@ -25,7 +25,7 @@ func clusterFromEnv(getenv func(string) string, kind, listen string, leases engi
 	}
 	cfg := &engine.ClusterConfig{
 		ReplicaID: getenv("WFPP_REPLICA_ID"), Address: getenv("WFPP_ADVERTISE_ADDR"),
-		Partitions: engine.ClusterPartitionsDefault, LeaseTTL: cluster.LeaseTTLDefault,
+		Partitions: engine.ClusterPartitionsDefault, LeaseTTL: engine.LeaseTTLDefault,
 	}
 	var errs []error
 	if cfg.ReplicaID == "" {

@@ -19,9 +19,6 @@ import (
 
 // Defaults of Config.
 const (
-	// LeaseTTLDefault is the engine's default lease TTL
-	// (engine.ClusterConfig.LeaseTTL).
-	LeaseTTLDefault = 10 * time.Second
 	// TimeoutDefault bounds one call to a peer.
 	TimeoutDefault = 10 * time.Second
 )
@@ -40,7 +37,7 @@ type Config struct {
 	Self     string        // this replica's id (engine.ClusterConfig.ReplicaID); required
 	Replicas ReplicaLister // required: where the replicas' heartbeats are
 	// LeaseTTL is the cluster's lease TTL: a replica whose heartbeat is
-	// older is gone and is not asked. Default LeaseTTLDefault.
+	// older is gone and is not asked. Default engine.LeaseTTLDefault.
 	LeaseTTL time.Duration
 	// Secret is sent to the peers and required from them on the internal
 	// routes (WFPP_CLUSTER_SECRET); without one those answer loopback
@@ -52,7 +49,7 @@ type Config struct {
 
 // WithDefaults returns c with every zero field set to its default.
 func (c Config) WithDefaults() Config {
-	c.LeaseTTL = cmp.Or(c.LeaseTTL, LeaseTTLDefault)
+	c.LeaseTTL = cmp.Or(c.LeaseTTL, engine.LeaseTTLDefault)
 	c.Timeout = cmp.Or(c.Timeout, TimeoutDefault)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
