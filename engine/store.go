@@ -193,7 +193,10 @@ type InstanceFilter struct {
 	TriggeredBy   string // instances the triggers of this instance started (chain.go)
 	StartedAfter  time.Time
 	StartedBefore time.Time
-	Cursor        string
+	// UpdatedAfter selects the instances committed after it (Snapshot.Updated):
+	// what the live hub of one replica polls for other replicas' events.
+	UpdatedAfter time.Time
+	Cursor       string
 	Limit         int
 }
 
