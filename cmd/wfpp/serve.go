@@ -158,6 +158,15 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 			"addr", addr)
 	}
 	srvCfg.Engine, srvCfg.Identity, srvCfg.Health = eng, identity, healthChecks(redis, storeCfg)
+	if srvCfg.RateLimiter, err = sharedRateLimiter(redis, srvCfg); err != nil {
+		return err
+	}
+	events, stopEvents, err := liveEvents(eng, redis, engCfg.Cluster != nil, log)
+	if err != nil {
+		return err
+	}
+	defer stopEvents()
+	srvCfg.Live.Source = events
 	srv, err := server.New(srvCfg)
 	if err != nil {
 		return err
