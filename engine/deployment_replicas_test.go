@@ -1,0 +1,52 @@
+package engine_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/store/memstore"
+)
+
+// TestCallActivitySeesAnotherReplicasDeploy: a call activity bound to the
+// latest version finds a process another engine on the same store deployed
+// after this one looked for it, without a restart.
+func TestCallActivitySeesAnotherReplicasDeploy(t *testing.T) {
+	t.Parallel()
+	st := memstore.New()
+	a, b := engineOn(t, st), engineOn(t, st)
+	ctx := t.Context()
+	_, _, err := a.Deploy(ctx, engine.DeployRequest{Source: callBPMN(callerDoubling)})
+	require.NoError(t, err)
+
+	// settled waits until the instance completed or has an incident.
+	settled := func(id string) *engine.Snapshot {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			snap, err := st.Instance(ctx, id)
+			require.NoError(t, err)
+			if snap.Status == engine.StatusCompleted || len(snap.Incidents) > 0 {
+				return snap
+			}
+			require.True(t, time.Now().Before(deadline), "instance %s neither completed nor has an incident", id)
+			time.Sleep(5 * time.Millisecond) // polls the store; the engines are real
+		}
+	}
+	snap, _, err := b.Start(ctx, engine.StartRequest{Definition: "caller", Variables: map[string]any{"amount": 2}})
+	require.NoError(t, err)
+	snap = settled(snap.ID)
+	require.NotEmpty(t, snap.Incidents, "nothing holds doubler yet")
+	require.Contains(t, snap.Incidents[0].Message, `no deployed definition holds process "doubler"`)
+
+	_, _, err = a.Deploy(ctx, engine.DeployRequest{Source: callBPMN(doubler)})
+	require.NoError(t, err)
+	snap, _, err = b.Start(ctx, engine.StartRequest{Definition: "caller", Variables: map[string]any{"amount": 2}})
+	require.NoError(t, err)
+	snap = settled(snap.ID)
+	require.Empty(t, snap.Incidents, "b sees the deploy of a")
+	require.Equal(t, engine.StatusCompleted, snap.Status)
+	require.EqualValues(t, 4, snap.Variables["doubled"])
+}
