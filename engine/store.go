@@ -197,7 +197,7 @@ type InstanceFilter struct {
 	// what the live hub of one replica polls for other replicas' events.
 	UpdatedAfter time.Time
 	Cursor       string
-	Limit         int
+	Limit        int
 }
 
 // TaskFilter selects inbox tasks. A task matches the user filter when it is
