@@ -193,11 +193,11 @@ type InstanceFilter struct {
 	TriggeredBy   string // instances the triggers of this instance started (chain.go)
 	StartedAfter  time.Time
 	StartedBefore time.Time
+	Cursor        string
+	Limit         int
 	// UpdatedAfter selects the instances committed after it (Snapshot.Updated):
 	// what the live hub of one replica polls for other replicas' events.
 	UpdatedAfter time.Time
-	Cursor       string
-	Limit        int
 }
 
 // TaskFilter selects inbox tasks. A task matches the user filter when it is
