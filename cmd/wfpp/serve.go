@@ -45,7 +45,7 @@ var serveEnv = []struct{ name, doc string }{
 	{"WFPP_DATA_DIR", "data directory of the embedded server (default ./data)"},
 	{"WFPP_SYNC", "embedded server: full (default; survives power loss) or normal (survives kill -9, faster)"},
 	{"WFPP_EMBEDDED_ADDR", "loopback host:port of the embedded server (default a free port on 127.0.0.1)"},
-	{"WFPP_REDIS_URL", "Redis for the read cache and the circuit breakers shared by replicas, e.g. redis://redis:6379/0 (optional)"},
+	{"WFPP_REDIS_URL", "Redis shared by replicas: live events of every replica, rate limits, circuit breakers, step cache and read cache, e.g. redis://redis:6379/0 (optional)"},
 	{"WFPP_DEAD_LETTER_RETENTION", "purge settled dead letters this long after they settled, e.g. P30D or 720h (default: keep them)"},
 	{identity.EnvIdentityFile, "YAML or JSON file with users, groups, roles and secrets (none: the local profile)"},
 	{identity.EnvUsers, "users without a file: name:bcrypt-hash:group,group:role,role entries"},
