@@ -31,9 +31,11 @@ const (
 	// seen yet but which started before the poll window: only its events
 	// of the window are new.
 	pollTail = 256
-	// seenIdle is how long the last sequence of an instance is kept after
-	// its last event: far longer than any copy of an event can be late.
-	seenIdle = 10 * time.Minute
+	// seenKeep is how long the last sequence of an instance is kept after
+	// its last event, at least: far longer than a copy of an event is late
+	// through Redis. Entries inside the poll's window are kept too, so a
+	// poll after a long store outage does not deliver again what came.
+	seenKeep = time.Minute
 	// replicaPendingMax bounds the batches waiting for the worker; past it
 	// batches are dropped and the gap they leave is read from the log when
 	// the instance's next event comes.
@@ -105,6 +107,7 @@ type ReplicaSource struct {
 	seenMu    sync.Mutex
 	seen      map[string]seenSeq // instance id → the last sequence delivered
 	lastSweep time.Time
+	pollFrom  time.Time // where the next poll starts reading
 
 	startOnce   sync.Once
 	closeOnce   sync.Once
@@ -265,20 +268,32 @@ func (r *ReplicaSource) mark(id string, seq uint64) {
 	r.seenMu.Unlock()
 }
 
-// sweep forgets the instances quiet for seenIdle, once a minute at most.
+// sweep forgets the instances quiet for seenKeep and since before the
+// poll's window, every seenKeep at most.
 func (r *ReplicaSource) sweep() {
 	now := time.Now()
 	r.seenMu.Lock()
 	defer r.seenMu.Unlock()
-	if now.Sub(r.lastSweep) < time.Minute {
+	if now.Sub(r.lastSweep) < seenKeep {
 		return
 	}
 	r.lastSweep = now
+	before := now.Add(-seenKeep)
+	if !r.pollFrom.IsZero() && r.pollFrom.Before(before) {
+		before = r.pollFrom
+	}
 	for id, s := range r.seen {
-		if now.Sub(s.at) > seenIdle {
+		if s.at.Before(before) {
 			delete(r.seen, id)
 		}
 	}
+}
+
+// setPollFrom notes where the next poll starts reading.
+func (r *ReplicaSource) setPollFrom(from time.Time) {
+	r.seenMu.Lock()
+	r.pollFrom = from
+	r.seenMu.Unlock()
 }
 
 func (r *ReplicaSource) deliver(evs []engine.Event) {
@@ -293,6 +308,7 @@ func (r *ReplicaSource) deliver(evs []engine.Event) {
 // carries the events), each time from a little before the previous poll.
 func (r *ReplicaSource) pollLoop(ctx context.Context) {
 	from := time.Now().Add(-pollOverlap)
+	r.setPollFrom(from)
 	lastPoll := time.Time{}
 	t := time.NewTicker(r.cfg.PollInterval)
 	defer t.Stop()
@@ -313,6 +329,7 @@ func (r *ReplicaSource) pollLoop(ctx context.Context) {
 			continue // the next poll covers this window too
 		}
 		lastPoll, from = started, started.Add(-pollOverlap)
+		r.setPollFrom(from)
 	}
 }
 
