@@ -13,8 +13,9 @@ import (
 // (after the server). A replica alone on its store without Redis: nil, the
 // server's default, the engine. With Redis, the events of every replica
 // through its pub/sub channel; in cluster mode (several replicas on one
-// store) also the store's log, polled every second while Redis is absent
-// or down, every 10 s while it works, for what it lost.
+// store) also the store's log, polled every half second while Redis is
+// absent or down (events under a second late), every 10 s while it works,
+// for what it lost.
 func liveEvents(eng *engine.Engine, c *cache.Cache, cluster bool, log *slog.Logger) (live.EventSource, func(), error) {
 	if c == nil && !cluster {
 		return nil, func() {}, nil

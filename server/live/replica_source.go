@@ -15,7 +15,7 @@ import (
 
 // Defaults of ReplicaConfig.
 const (
-	PollIntervalDefault       = time.Second
+	PollIntervalDefault       = 500 * time.Millisecond
 	FanoutPollIntervalDefault = 10 * time.Second
 )
 
@@ -27,6 +27,9 @@ const (
 	pollOverlap = 3 * time.Second
 	// pollPage is how many instance heads one poll query reads.
 	pollPage = 1000
+	// pollChunk is how many events of a poll go to the hub at once; the
+	// chunks are spread over half the poll interval.
+	pollChunk = 256
 	// pollTail bounds the events read of an instance this source has not
 	// seen yet but which started before the poll window: only its events
 	// of the window are new.
@@ -57,7 +60,7 @@ type ReplicaConfig struct {
 	// (Redis answers). While it does, Log is polled only every
 	// FanoutPollInterval, for what Redis lost; nil means never.
 	Fanout             func() bool
-	PollInterval       time.Duration // while nothing else brings other replicas' events; default 1 s
+	PollInterval       time.Duration // while nothing else brings other replicas' events; default 500 ms
 	FanoutPollInterval time.Duration // while Fanout says events come through Redis; default 10 s
 	Logger             *slog.Logger
 }
@@ -90,7 +93,8 @@ func (c ReplicaConfig) validate() error {
 // ReplicaSource is the EventSource of one replica among several on one
 // store: its own engine's events, the other replicas' that Redis carries,
 // and, polled from the store's log, whatever neither brought (Redis down,
-// a message lost), at most PollInterval late. Every event with a sequence
+// a message lost), at most about one and a half PollInterval late (a poll's
+// events are spread over half the interval). Every event with a sequence
 // reaches subscribers once and in order per instance: one that arrives past
 // a gap waits until the missing events are read from the log.
 type ReplicaSource struct {
@@ -337,6 +341,7 @@ func (r *ReplicaSource) pollLoop(ctx context.Context) {
 // source has not delivered.
 func (r *ReplicaSource) poll(ctx context.Context, from time.Time) error {
 	f := engine.InstanceFilter{UpdatedAfter: from, Limit: pollPage}
+	var found [][]engine.Event
 	for {
 		qctx, cancel := context.WithTimeout(ctx, logTimeout)
 		page, next, err := r.cfg.Log.Instances(qctx, f)
@@ -345,21 +350,56 @@ func (r *ReplicaSource) poll(ctx context.Context, from time.Time) error {
 			return fmt.Errorf("instances updated after %s: %w", from.Format(time.RFC3339Nano), err)
 		}
 		for _, h := range page {
-			if err := r.pollInstance(ctx, h, from); err != nil {
+			evs, err := r.pollInstance(ctx, h, from)
+			if err != nil {
 				return err
+			}
+			if len(evs) > 0 {
+				found = append(found, evs)
 			}
 		}
 		if next == "" {
+			r.release(ctx, found)
 			return nil
 		}
 		f.Cursor = next
 	}
 }
 
-func (r *ReplicaSource) pollInstance(ctx context.Context, h *engine.Snapshot, from time.Time) error {
+// release hands the events of one poll to the worker, pollChunk at a time,
+// spread over half the poll interval: all at once, a second's events of a
+// busy definition would fill the send buffers of the clients following it,
+// and the hub would disconnect them as too slow.
+func (r *ReplicaSource) release(ctx context.Context, found [][]engine.Event) {
+	total := 0
+	for _, evs := range found {
+		total += len(evs)
+	}
+	pause := time.Duration(0)
+	if chunks := total / pollChunk; chunks > 1 {
+		pause = r.cfg.PollInterval / 2 / time.Duration(chunks)
+	}
+	n := 0
+	for _, evs := range found {
+		r.enqueue(evs)
+		if n += len(evs); n < pollChunk || pause == 0 {
+			continue
+		}
+		n = 0
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pause):
+		}
+	}
+}
+
+// pollInstance returns the events of the instance whose head is h that
+// this source has not delivered, as far as the log holds them.
+func (r *ReplicaSource) pollInstance(ctx context.Context, h *engine.Snapshot, from time.Time) ([]engine.Event, error) {
 	last, known := r.last(h.ID)
 	if h.Seq <= last {
-		return nil
+		return nil, nil
 	}
 	after, window := last, false
 	if !known && h.Started.Before(from) { // started before the window: only its tail is new
@@ -369,11 +409,10 @@ func (r *ReplicaSource) pollInstance(ctx context.Context, h *engine.Snapshot, fr
 	defer cancel()
 	evs, err := r.cfg.Log.Events(ctx, h.ID, after, 0)
 	if err != nil {
-		return fmt.Errorf("events of %s: %w", h.ID, err)
+		return nil, fmt.Errorf("events of %s: %w", h.ID, err)
 	}
 	if window {
 		evs = slices.DeleteFunc(evs, func(e engine.Event) bool { return !e.Time.After(from) })
 	}
-	r.enqueue(evs)
-	return nil
+	return evs, nil
 }
