@@ -42,14 +42,22 @@ type replica struct {
 
 func (rs replicaSetup) start(t *testing.T, mods ...func(*server.Config)) *replica {
 	t.Helper()
+	eng, c, srv, addr := rs.serve(t, mods...)
+	return &replica{liveFixture: &liveFixture{t: t, eng: eng, store: rs.store, srv: srv, addr: addr}, cache: c}
+}
+
+// serve starts a replica's engine, cache, live source and server, stopped
+// when tb ends, and returns them with the server's address.
+func (rs replicaSetup) serve(tb testing.TB, mods ...func(*server.Config)) (*engine.Engine, *cache.Cache, *server.Server, string) {
+	tb.Helper()
 	eng, err := engine.New(engine.Config{Store: rs.store, Clock: engine.RealClock{}, Partitions: 2, NodeWorkers: 2, Unhandled: engine.JobsNoop})
-	require.NoError(t, err)
-	require.NoError(t, eng.Run(context.Background()))
-	t.Cleanup(eng.Close)
-	c, err := cache.Open(t.Context(), cache.Config{URL: rs.redis.URL(), Prefix: rs.prefix, ProbeInterval: 10 * time.Millisecond, OpTimeout: 2 * time.Second})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, c.Close()) })
-	t.Cleanup(eng.Subscribe(c.Publisher()))
+	require.NoError(tb, err)
+	require.NoError(tb, eng.Run(context.Background()))
+	tb.Cleanup(eng.Close)
+	c, err := cache.Open(tb.Context(), cache.Config{URL: rs.redis.URL(), Prefix: rs.prefix, ProbeInterval: 10 * time.Millisecond, OpTimeout: 2 * time.Second})
+	require.NoError(tb, err)
+	tb.Cleanup(func() { require.NoError(tb, c.Close()) })
+	tb.Cleanup(eng.Subscribe(c.Publisher()))
 	cfg := live.ReplicaConfig{
 		Events: c.Source(eng), Fanout: func() bool { ok, _ := c.Health(); return ok },
 		PollInterval: rs.every, FanoutPollInterval: rs.every,
@@ -58,8 +66,8 @@ func (rs replicaSetup) start(t *testing.T, mods ...func(*server.Config)) *replic
 		cfg.Log = rs.store
 	}
 	src, err := live.NewReplicaSource(cfg)
-	require.NoError(t, err)
-	t.Cleanup(src.Close) // after the server: cleanups run last first
+	require.NoError(tb, err)
+	tb.Cleanup(src.Close) // after the server: cleanups run last first
 	scfg := server.Config{Engine: eng, Health: []server.HealthCheck{{Name: "redis", Check: c.Ping}}}
 	scfg.Live.Source = src
 	for _, m := range mods {
@@ -67,21 +75,21 @@ func (rs replicaSetup) start(t *testing.T, mods ...func(*server.Config)) *replic
 	}
 	if rs.sharedLimit {
 		l, err := c.Limiter(float64(scfg.RateLimit)/scfg.RateWindow.Seconds(), scfg.RateLimit)
-		require.NoError(t, err)
+		require.NoError(tb, err)
 		scfg.RateLimiter = l
 	}
 	srv, err := server.New(scfg)
-	require.NoError(t, err)
+	require.NoError(tb, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
+	require.NoError(tb, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
+	tb.Cleanup(func() {
 		cancel()
-		require.NoError(t, <-done)
+		require.NoError(tb, <-done)
 	})
-	return &replica{liveFixture: &liveFixture{t: t, eng: eng, store: rs.store, srv: srv, addr: ln.Addr().String()}, cache: c}
+	return eng, c, srv, ln.Addr().String()
 }
 
 // ready returns the status of /health/ready and its "status".
