@@ -14,9 +14,11 @@ import (
 	"github.com/workflowpp/wfpp/engine/store/embedded"
 )
 
-// TestServeReplicasShareEvents: two wfpp serve processes on one store and
-// one Redis; a WebSocket client of the second sees every event of an
-// instance the first runs, in order, up to its completion.
+// TestServeReplicasShareEvents: two wfpp serve processes on one MongoDB
+// store and one Redis; a WebSocket client of the second sees every event of
+// an instance the first runs, in order, up to its completion; with Redis
+// stopped, /health/ready says degraded and the events still come, from the
+// store's log.
 func TestServeReplicasShareEvents(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -65,23 +67,40 @@ func TestServeReplicasShareEvents(t *testing.T) {
 	require.NoError(t, ws.ReadJSON(&msg))
 	require.Equal(t, "subscribed", msg.Type)
 
-	var inst struct{ ID string }
-	require.NoError(t, a.call(ctx, http.MethodPost, "/api/v1/instances", []byte(`{"definition":"fanned"}`), &inst, http.StatusCreated))
-	var seqs []uint64
-	for {
-		require.NoError(t, ws.ReadJSON(&msg), "events so far: %v", seqs)
-		require.Equal(t, "event", msg.Type)
-		require.Equal(t, inst.ID, msg.Event.InstanceID)
-		seqs = append(seqs, msg.Event.Seq)
-		if msg.Event.Type == "instance.completed" {
-			break
+	// follow starts an instance on a and returns the sequences of its
+	// events b's client got, up to its completion, and its log's.
+	follow := func() (got, want []uint64) {
+		var inst struct{ ID string }
+		require.NoError(t, a.call(ctx, http.MethodPost, "/api/v1/instances", []byte(`{"definition":"fanned"}`), &inst, http.StatusCreated))
+		require.NoError(t, ws.SetReadDeadline(time.Now().Add(30*time.Second)))
+		for {
+			require.NoError(t, ws.ReadJSON(&msg), "events so far: %v", got)
+			require.Equal(t, "event", msg.Type)
+			require.Equal(t, inst.ID, msg.Event.InstanceID)
+			got = append(got, msg.Event.Seq)
+			if msg.Event.Type == "instance.completed" {
+				break
+			}
 		}
+		var snap struct{ Seq uint64 }
+		require.NoError(t, b.call(ctx, http.MethodGet, "/api/v1/instances/"+inst.ID, nil, &snap, http.StatusOK))
+		for i := range snap.Seq {
+			want = append(want, i+1)
+		}
+		return got, want
 	}
-	var got struct{ Seq uint64 }
-	require.NoError(t, b.call(ctx, http.MethodGet, "/api/v1/instances/"+inst.ID, nil, &got, http.StatusOK))
-	want := make([]uint64, got.Seq)
-	for i := range want {
-		want[i] = uint64(i + 1)
+	got, want := follow()
+	require.Equal(t, want, got, "every event of the log once, in order")
+
+	// Redis down: both replicas say degraded, and b's client still gets
+	// a's events, from the store's log.
+	redis.Stop()
+	for _, r := range replicas {
+		require.Eventually(t, func() bool {
+			var ready struct{ Status string }
+			return r.call(ctx, http.MethodGet, "/health/ready", nil, &ready, http.StatusOK) == nil && ready.Status == "degraded"
+		}, 30*time.Second, 20*time.Millisecond)
 	}
-	require.Equal(t, want, seqs, "every event of the log once, in order")
+	got, want = follow()
+	require.Equal(t, want, got, "every event of the log once, in order, without Redis")
 }

@@ -161,7 +161,7 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 	if srvCfg.RateLimiter, err = sharedRateLimiter(redis, srvCfg); err != nil {
 		return err
 	}
-	events, stopEvents, err := liveEvents(eng, redis, engCfg.Cluster != nil, log)
+	events, stopEvents, err := liveEvents(eng, redis, storeCfg.Kind == storeMongo, log) // other replicas may share a MongoDB
 	if err != nil {
 		return err
 	}
