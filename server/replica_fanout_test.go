@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -147,6 +148,13 @@ func TestFanoutRedis(t *testing.T) {
 
 	published, _ := a.cache.Publisher().Stats()
 	require.Positive(t, published)
+
+	resp, err := http.Get("http://" + b.addr + "/metrics")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	metrics, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Contains(t, string(metrics), "wfpp_live_event_lag_seconds")
 }
 
 // TestFanoutRedisDownPollsTheLog: in cluster mode events of other replicas

@@ -113,6 +113,12 @@ type ReplicaSource struct {
 	lastSweep time.Time
 	pollFrom  time.Time // where the next poll starts reading
 
+	// The largest delay from an event's time to its delivery, in the
+	// window that began at lagStart and in the one before it.
+	lagMu             sync.Mutex
+	lagStart          time.Time
+	lagCur, lagBefore time.Duration
+
 	startOnce   sync.Once
 	closeOnce   sync.Once
 	unsubscribe func()
@@ -217,6 +223,7 @@ func (r *ReplicaSource) run(ctx context.Context) {
 		for _, evs := range batches {
 			out = r.admit(ctx, evs, out[:0])
 			if len(out) > 0 {
+				r.noteLag(out, time.Now())
 				r.deliver(slices.Clone(out))
 			}
 		}
@@ -298,6 +305,45 @@ func (r *ReplicaSource) setPollFrom(from time.Time) {
 	r.seenMu.Lock()
 	r.pollFrom = from
 	r.seenMu.Unlock()
+}
+
+// lagWindow is how long a delay counts in Lag.
+const lagWindow = time.Second
+
+func (r *ReplicaSource) noteLag(evs []engine.Event, now time.Time) {
+	var worst time.Duration
+	for i := range evs {
+		if t := evs[i].Time; !t.IsZero() {
+			worst = max(worst, now.Sub(t))
+		}
+	}
+	r.lagMu.Lock()
+	defer r.lagMu.Unlock()
+	if since := now.Sub(r.lagStart); since >= lagWindow {
+		r.lagBefore = r.lagCur
+		if since >= 2*lagWindow {
+			r.lagBefore = 0
+		}
+		r.lagStart, r.lagCur = now, 0
+	}
+	r.lagCur = max(r.lagCur, worst)
+}
+
+// Lag is how late the live stream is: the largest delay from an event's
+// time (as its replica applied it, just before the commit) to its delivery
+// here, over the last second or two; 0 when nothing came meanwhile.
+// Through Redis it is milliseconds; from the log, up to about 1.5
+// PollInterval.
+func (r *ReplicaSource) Lag() time.Duration {
+	r.lagMu.Lock()
+	defer r.lagMu.Unlock()
+	switch since := time.Since(r.lagStart); {
+	case since >= 2*lagWindow:
+		return 0
+	case since >= lagWindow:
+		return r.lagCur
+	}
+	return max(r.lagCur, r.lagBefore)
 }
 
 func (r *ReplicaSource) deliver(evs []engine.Event) {

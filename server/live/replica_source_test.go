@@ -104,6 +104,11 @@ func TestReplicaSourceFillsGapsAndDropsDuplicates(t *testing.T) {
 		want = append(want, ev.Seq)
 	}
 	require.Equal(t, append(want, 0), seqs, "every event once, in order, then the transient one")
+
+	late := engine.Event{InstanceID: logged[0].InstanceID, Type: "job.progress", Time: time.Now().Add(-time.Hour)}
+	push.push([]engine.Event{late})
+	<-got
+	require.GreaterOrEqual(t, rs.Lag(), time.Hour, "an event an hour old came")
 }
 
 // TestReplicaSourcePollsTheLog: with nothing pushed, the poll brings an
