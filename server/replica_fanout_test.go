@@ -241,3 +241,60 @@ func TestRateLimitSharedRedis(t *testing.T) {
 	require.NoError(t, resp.Body.Close())
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 }
+
+// TestFanoutInbox: the inbox page of one replica lists the task an instance
+// of another replica waits on, and drops it once completed there; from
+// Redis, and from the log while Redis is down.
+func TestFanoutInbox(t *testing.T) {
+	t.Parallel()
+	rs := replicaSetup{store: memstore.New(), redis: redistest.Start(t), prefix: redistest.Prefix(t), poll: true, every: 5 * time.Millisecond}
+	a, b := rs.start(t), rs.start(t)
+	key := a.deploy("testdata/approval.bpmn")
+	ctx := t.Context()
+
+	// inbox waits until b's inbox page lists the task, or no longer does.
+	inbox := func(taskID string, listed bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			resp, err := http.Get("http://" + b.addr + "/inbox")
+			require.NoError(t, err)
+			page, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			require.NoError(t, resp.Body.Close())
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			if strings.Contains(string(page), taskID) == listed {
+				return
+			}
+			require.True(t, time.Now().Before(deadline), "b's inbox lists task %s: %v, want %v", taskID, !listed, listed)
+			time.Sleep(10 * time.Millisecond) // polls the page; no event to wait on
+		}
+	}
+	waitOnA := func() string {
+		t.Helper()
+		id := a.start(key, map[string]any{"amount": 10})
+		for {
+			page, _, err := rs.store.Tasks(ctx, engine.TaskFilter{InstanceID: id})
+			require.NoError(t, err)
+			if len(page) == 1 {
+				return page[0].ID
+			}
+			time.Sleep(5 * time.Millisecond) // the task is created after the start returns
+		}
+	}
+	for _, down := range []bool{false, true} {
+		if down {
+			rs.redis.Stop()
+			b.waitReady("degraded")
+		}
+		taskID := waitOnA()
+		inbox(taskID, true)
+		_, err := a.eng.CompleteTask(ctx, taskID, "demo", map[string]any{"approved": true})
+		require.NoError(t, err)
+		inbox(taskID, false)
+	}
+	// Redis back, so that the clients' redials end before the leak check.
+	rs.redis.Start()
+	a.waitReady("ok")
+	b.waitReady("ok")
+}
