@@ -20,6 +20,10 @@ func (s *Server) setup() {
 	s.metrics = newMetrics(s.eng)
 	s.inbox = tasks.NewInbox()
 	s.unsubscribe = append(s.unsubscribe, s.eng.Subscribe(s.metrics), s.eng.Subscribe(s.inbox))
+	if src := s.cfg.Live.Source; src != nil { // other replicas' events: their task changes too
+		f := s.inbox.Follow(s.eng.Queries(), s.log)
+		s.unsubscribe = append(s.unsubscribe, src.Subscribe(f.Export), f.Close)
+	}
 }
 
 // loadInbox fills the inbox projection from the store; it is subscribed

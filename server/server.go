@@ -41,6 +41,7 @@ type Config struct {
 	ShutdownTimeout time.Duration // how long Listen waits for requests in flight
 	RateLimit       int           // starts and task completions per client IP per RateWindow; negative: no limit
 	RateWindow      time.Duration
+	RateLimiter     RateLimiter     // shares the rate limit with other replicas; nil: counted in this process
 	Identity        identity.Config // users and secrets; zero: the local profile
 	Live            live.Config     // the WebSocket endpoint /ws
 	Health          []HealthCheck   // what degrades /health/ready without making it fail

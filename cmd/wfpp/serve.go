@@ -45,7 +45,7 @@ var serveEnv = []struct{ name, doc string }{
 	{"WFPP_DATA_DIR", "data directory of the embedded server (default ./data)"},
 	{"WFPP_SYNC", "embedded server: full (default; survives power loss) or normal (survives kill -9, faster)"},
 	{"WFPP_EMBEDDED_ADDR", "loopback host:port of the embedded server (default a free port on 127.0.0.1)"},
-	{"WFPP_REDIS_URL", "Redis for the read cache and the circuit breakers shared by replicas, e.g. redis://redis:6379/0 (optional)"},
+	{"WFPP_REDIS_URL", "Redis shared by replicas: live events of every replica, rate limits, circuit breakers, step cache and read cache, e.g. redis://redis:6379/0 (optional)"},
 	{"WFPP_REPLICA_ID", "with WFPP_MONGO_URI (a cluster replica): this replica's id, unique in the cluster (default host-pid)"},
 	{"WFPP_ADVERTISE_ADDR", "with WFPP_MONGO_URI: host:port where the other replicas reach this one (default the listen address, the host name for an unspecified host)"},
 	{"WFPP_PARTITIONS", "with WFPP_MONGO_URI: partitions instances hash into, the same on every replica (default 32)"},
@@ -173,6 +173,15 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 		return err
 	}
 	srvCfg.Engine, srvCfg.Identity, srvCfg.Health = eng, identity, healthChecks(redis, storeCfg)
+	if srvCfg.RateLimiter, err = sharedRateLimiter(redis, srvCfg); err != nil {
+		return err
+	}
+	events, stopEvents, err := liveEvents(eng, redis, storeCfg.Kind == storeMongo, log) // other replicas may share a MongoDB
+	if err != nil {
+		return err
+	}
+	defer stopEvents()
+	srvCfg.Live.Source = events
 	srv, err := server.New(srvCfg)
 	if err != nil {
 		return err

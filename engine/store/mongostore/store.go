@@ -115,6 +115,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 			{Keys: bson.D{{Key: "parent.instance_id", Value: 1}}},
 			{Keys: bson.D{{Key: "triggered_by.instance_id", Value: 1}}, Options: options.Index().SetSparse(true)},
 			{Keys: bson.D{{Key: "partition", Value: 1}, {Key: "status", Value: 1}}}, // UnfinishedIn
+			{Keys: bson.D{{Key: "updated_at", Value: 1}}}, // the live hubs' poll for other replicas' events
 		}},
 		{s.tasks, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "instance_id", Value: 1}}},
@@ -407,6 +408,9 @@ func (s *Store) Instances(ctx context.Context, f engine.InstanceFilter) ([]*engi
 	}
 	if len(started) > 0 {
 		filter = append(filter, bson.E{Key: "started_at", Value: started})
+	}
+	if !f.UpdatedAfter.IsZero() {
+		filter = append(filter, bson.E{Key: "updated_at", Value: bson.D{{Key: "$gt", Value: f.UpdatedAfter}}})
 	}
 	if f.Cursor != "" {
 		filter = append(filter, bson.E{Key: "_id", Value: bson.D{{Key: "$lt", Value: f.Cursor}}})
