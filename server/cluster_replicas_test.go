@@ -81,6 +81,21 @@ func TestClusterReplicasAnswerForEachOther(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 	a.waitStatus(t, ext, engine.StatusCompleted)
 
+	// a's webhook, posted to b: its token names its partition, so b
+	// forwards the POST to a.
+	_, _, err = a.eng.Deploy(ctx, engine.DeployRequest{Source: []byte(webhookBPMN)})
+	require.NoError(t, err)
+	hooked := a.start(t, "hooked", nil)
+	a.waitSubscribed(t, hooked)
+	var hv webhookView
+	resp, body = getJSON(t, "http://"+a.addr+"/api/v1/instances/"+hooked)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	require.NoError(t, json.Unmarshal(body, &hv))
+	require.Len(t, hv.Webhooks, 1)
+	resp, body = send(t, "http://"+b.addr+hv.Webhooks[0].URL, `{"status":"paid"}`, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	a.waitStatus(t, hooked, engine.StatusCompleted)
+
 	v := b.cluster(t)
 	require.Equal(t, "b", v.Self)
 	require.Len(t, v.Replicas, 2)
