@@ -46,8 +46,12 @@ type deployments struct {
 	byId map[string]*deployment
 	// holding is the newest version holding each process id, for call
 	// activities bound to the latest; filled from the store on first use
-	// and kept by Deploy (this engine is the only one that deploys).
+	// and kept by Deploy. Other replicas deploy too: a process it does not
+	// hold fills it again, and in cluster mode so does a latest version in
+	// the store's heads that differs from latest, each key's newest version
+	// holding has seen.
 	holding map[string]DefinitionRecord
+	latest  map[string]int
 }
 
 func newDeployments(e *Engine) *deployments {
@@ -317,33 +321,56 @@ func (e *Engine) DefinitionByID(ctx context.Context, id string) (DefinitionRecor
 // latestHolding returns the newest definition version that holds process
 // pid: the one it is the main process of, else the newest deployed.
 func (d *deployments) latestHolding(ctx context.Context, pid string) (DefinitionRecord, error) {
+	if d.e.cfg.Cluster != nil {
+		if err := d.forgetIfDeployedElsewhere(ctx); err != nil {
+			return DefinitionRecord{}, err
+		}
+	}
 	d.mu.RLock()
 	rec, ok := d.holding[pid]
-	filled := d.holding != nil
 	d.mu.RUnlock()
-	if ok || filled {
-		if !ok {
-			return rec, fmt.Errorf("no deployed definition holds process %q: deploy it, then retry the incident: %w", pid, ErrNotFound)
-		}
+	if ok {
 		return rec, nil
 	}
+	// Never filled, or another replica may have deployed it since.
 	recs, err := d.e.store.Definitions(ctx)
 	if err != nil {
 		return rec, err
 	}
 	d.mu.Lock()
-	if d.holding == nil {
-		d.holding = map[string]DefinitionRecord{}
-		for _, r := range recs {
-			d.hold(r)
+	d.holding, d.latest = map[string]DefinitionRecord{}, map[string]int{}
+	for _, r := range recs {
+		d.hold(r)
+	}
+	rec, ok = d.holding[pid]
+	d.mu.Unlock()
+	if !ok {
+		return rec, fmt.Errorf("no deployed definition holds process %q: deploy it, then retry the incident: %w", pid, ErrNotFound)
+	}
+	return rec, nil
+}
+
+// forgetIfDeployedElsewhere empties holding when the store's heads name a
+// latest version it has not seen: another replica deployed.
+func (d *deployments) forgetIfDeployedElsewhere(ctx context.Context) error {
+	heads, err := d.e.store.DefinitionHeads(ctx)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, h := range heads {
+		if d.latest[h.Key] != h.Latest {
+			d.holding, d.latest = nil, nil
+			return nil
 		}
 	}
-	d.mu.Unlock()
-	return d.latestHolding(ctx, pid)
+	return nil
 }
 
 // hold notes rec for the processes it holds where it is newer; under mu.
 func (d *deployments) hold(rec DefinitionRecord) {
+	d.latest[rec.Key] = max(d.latest[rec.Key], rec.Version)
 	for _, pid := range rec.Processes {
 		cur, ok := d.holding[pid]
 		switch {

@@ -49,7 +49,7 @@ func (f *effects) run(e *Engine) {
 		e.messages.add(s)
 	}
 	if len(f.subscribe) > 0 {
-		e.buffer.poke() // kept messages may match now that the index has them
+		e.buffer.opened(f.subscribe) // kept messages may match now that the index has them
 	}
 	for _, k := range f.unlock {
 		e.external.remove(k)

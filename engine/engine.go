@@ -31,6 +31,7 @@ type Engine struct {
 	eval       *script.Evaluator
 	partitions []*partition
 	seed       maphash.Seed
+	cluster    *cluster // the lease manager with Config.Cluster (cluster.go); nil: every partition is this engine's
 
 	defs        *deployments
 	handlers    *handlerRegistry
@@ -88,7 +89,14 @@ func New(cfg Config) (*Engine, error) {
 	e.limits = newLimiter(e)
 	e.sched = newScheduler(e)
 	e.workers = newWorkerPools(e)
-	for i := range cfg.Partitions {
+	appliers := cfg.Partitions
+	if cfg.Cluster != nil { // one applier per partition a replica may lease
+		if e.cluster, err = newCluster(e, *cfg.Cluster); err != nil {
+			return nil, err
+		}
+		appliers = e.cluster.cfg.Partitions
+	}
+	for i := range appliers {
 		e.partitions = append(e.partitions, newPartition(e, i))
 	}
 	if cfg.Exporter != nil {
@@ -129,6 +137,9 @@ func (e *Engine) Run(ctx context.Context) error {
 func (e *Engine) Close() {
 	if e.cancel == nil {
 		return
+	}
+	if e.cluster != nil && e.running.Load() {
+		e.cluster.close() // hand the partitions back while the appliers still run
 	}
 	e.running.Store(false)
 	e.cancel()
@@ -185,22 +196,32 @@ func (e *Engine) exportTasks(tasks []Task) {
 
 type subscriber struct{ x Exporter }
 
-// partitionOf returns the applier that owns an instance.
+// partitionOf returns the applier that owns an instance: in a cluster the
+// one of its partition (PartitionOf, the same on every replica).
 func (e *Engine) partitionOf(instanceID string) *partition {
-	if len(e.partitions) == 1 {
+	switch {
+	case e.cluster != nil:
+		return e.partitions[PartitionOf(instanceID, len(e.partitions))]
+	case len(e.partitions) == 1:
 		return e.partitions[0]
 	}
 	return e.partitions[maphash.String(e.seed, instanceID)%uint64(len(e.partitions))]
 }
 
-// submit hands a command to the instance's applier, waiting while its inbox is full.
+// submit hands a command to the instance's applier, waiting while its
+// inbox is full. In a cluster, a command for a partition this replica does
+// not hold is refused with a NotOwnerError.
 func (e *Engine) submit(ctx context.Context, c command) error {
 	if !e.running.Load() {
 		return ErrNotRunning
 	}
+	p := e.partitionOf(c.inst)
+	if e.cluster != nil && p.epoch.Load() == 0 {
+		return e.notOwner(ctx, p.id)
+	}
 	e.busy.Add(1)
 	select {
-	case e.partitionOf(c.inst).inbox <- c:
+	case p.inbox <- c:
 		return nil
 	case <-ctx.Done():
 		e.done()

@@ -82,6 +82,21 @@ func (x *externalJobs) remove(k string) {
 	x.byType[typ] = slices.DeleteFunc(x.byType[typ], func(o *externalEntry) bool { return o == en })
 }
 
+// dropWhere removes the jobs of the instances mine picks (those of a
+// partition this replica lost): their workers' completions are refused.
+func (x *externalJobs) dropWhere(mine func(inst string) bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for k, en := range x.byKey {
+		if mine(en.run.inst) {
+			delete(x.byKey, k)
+		}
+	}
+	for typ, list := range x.byType {
+		x.byType[typ] = slices.DeleteFunc(list, func(en *externalEntry) bool { return mine(en.run.inst) })
+	}
+}
+
 // FetchAndLock gives a worker up to max jobs of a type that nobody holds,
 // locked for lock; a lock that runs out frees the job for others. Each job
 // comes with its task's parameters rendered; a job whose parameters do not
@@ -168,6 +183,9 @@ func (e *Engine) CompleteJob(ctx context.Context, key, worker string, vars map[s
 	if err := e.checkVariables(vars); err != nil {
 		return err
 	}
+	if err := e.ownsJob(ctx, key); err != nil {
+		return err
+	}
 	r, err := e.external.lockedBy(key, worker, e.clock.Now())
 	if err != nil {
 		return err
@@ -186,6 +204,9 @@ func (e *Engine) CompleteJob(ctx context.Context, key, worker string, vars map[s
 // (or the task's backoff when zero) while retries last, then an incident.
 // A non-empty errorCode throws that BPMN error instead.
 func (e *Engine) FailJob(ctx context.Context, key, worker, message, errorCode string, retryAfter time.Duration) error {
+	if err := e.ownsJob(ctx, key); err != nil {
+		return err
+	}
 	r, err := e.external.lockedBy(key, worker, e.clock.Now())
 	if err != nil {
 		return err
@@ -204,7 +225,10 @@ func (e *Engine) FailJob(ctx context.Context, key, worker, message, errorCode st
 }
 
 // ExtendLock gives the worker holding a job more time.
-func (e *Engine) ExtendLock(_ context.Context, key, worker string, lock time.Duration) (time.Time, error) {
+func (e *Engine) ExtendLock(ctx context.Context, key, worker string, lock time.Duration) (time.Time, error) {
+	if err := e.ownsJob(ctx, key); err != nil {
+		return time.Time{}, err
+	}
 	now := e.clock.Now()
 	if _, err := e.external.lockedBy(key, worker, now); err != nil {
 		return time.Time{}, err

@@ -255,3 +255,135 @@ func TestQueuedStartsAtRecovery(t *testing.T) {
 	require.Equal(t, engine.StatusWaiting, got.Status)
 	require.Len(t, got.Tasks, 1)
 }
+
+// TestMaxConcurrentAcrossReplicas: two replicas of a cluster on one store
+// share the cap (the places are in the store): a start over it on either
+// replica is queued, a new start queues behind the instances queued on the
+// other replica, and a place one replica frees goes to a queued start,
+// whichever replica holds it, one at a time.
+func TestMaxConcurrentAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st := memstore.New()
+	ra, rb := startReplica(t, st, "a", time.Second), startReplica(t, st, "b", time.Second)
+	waitSpread(t, ra, rb) // each starts in partitions it holds
+	a, b := ra.e, rb.e
+	rec, _, err := a.Deploy(ctx, engine.DeployRequest{Source: cappedProcess("capped", `wf:maxConcurrentInstances="1"`)})
+	require.NoError(t, err)
+	start := func(e *engine.Engine) string {
+		snap, _, err := e.Start(ctx, engine.StartRequest{Definition: rec.Key})
+		require.NoError(t, err)
+		return snap.ID
+	}
+	status := func(id string) engine.Status {
+		snap, err := st.Instance(ctx, id)
+		require.NoError(t, err)
+		return snap.Status
+	}
+	running := func() (ids []string) {
+		places, err := st.Places(ctx)
+		require.NoError(t, err)
+		return places[rec.Key]
+	}
+	first := start(a)
+	onB := start(b)
+	onA := start(a)
+	require.Equal(t, engine.StatusQueued, status(onB), "the place a holds counts on b")
+	require.Equal(t, engine.StatusQueued, status(onA), "behind the instance queued on b")
+	require.Equal(t, []string{first}, running())
+
+	complete := func(e *engine.Engine, id string) {
+		require.Eventually(t, func() bool { return status(id) == engine.StatusWaiting }, 10*time.Second, time.Millisecond)
+		snap, err := st.Instance(ctx, id)
+		require.NoError(t, err)
+		require.Len(t, snap.Tasks, 1)
+		_, err = e.CompleteTask(ctx, snap.Tasks[0].ID, "tester", nil)
+		require.NoError(t, err)
+	}
+	complete(a, first)
+	var next, last string
+	var nextOn, lastOn *engine.Engine
+	require.Eventually(t, func() bool {
+		switch {
+		case status(onA) == engine.StatusWaiting:
+			next, nextOn, last, lastOn = onA, a, onB, b
+		case status(onB) == engine.StatusWaiting:
+			next, nextOn, last, lastOn = onB, b, onA, a
+		default:
+			return false
+		}
+		return true
+	}, 10*time.Second, time.Millisecond, "a queued instance gets the place")
+	require.Equal(t, engine.StatusQueued, status(last), "one at a time")
+	require.Equal(t, []string{next}, running())
+	complete(nextOn, next)
+	complete(lastOn, last)
+	require.Eventually(t, func() bool { return status(last) == engine.StatusCompleted }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return len(running()) == 0 }, 10*time.Second, time.Millisecond, "every place is given back")
+}
+
+// TestStalePlacesGivenBack: on a replica of a cluster, a place that a crash
+// kept from being given back is given back once a start waits for it: at
+// once when its instance ended (the end was stored, the release was not),
+// after a minute when no instance was ever stored for it (a start that
+// crashed between taking its place and its first commit).
+func TestStalePlacesGivenBack(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st := memstore.New()
+	clock := engine.NewVirtualClock(epoch)
+	e, err := engine.New(engine.Config{
+		Store: st, Clock: clock, Partitions: 2, NodeWorkers: 2,
+		Cluster: &engine.ClusterConfig{ReplicaID: "a", Address: "127.0.0.1:0"},
+	})
+	require.NoError(t, err)
+	require.NoError(t, e.Run(ctx))
+	t.Cleanup(e.Close)
+	rec, _, err := e.Deploy(ctx, engine.DeployRequest{Source: cappedProcess("capped", `wf:maxConcurrentInstances="1"`)})
+	require.NoError(t, err)
+	status := func(id string) engine.Status {
+		require.NoError(t, e.WaitIdle(ctx))
+		snap, err := st.Instance(ctx, id)
+		require.NoError(t, err)
+		return snap.Status
+	}
+	complete := func(id string) {
+		snap, err := st.Instance(ctx, id)
+		require.NoError(t, err)
+		_, err = e.CompleteTask(ctx, snap.Tasks[0].ID, "tester", nil)
+		require.NoError(t, err)
+		require.Equal(t, engine.StatusCompleted, status(id))
+	}
+	for _, stale := range []string{"ended", "never stored"} {
+		first, _, err := e.Start(ctx, engine.StartRequest{Definition: rec.Key})
+		require.NoError(t, err)
+		require.Equal(t, engine.StatusWaiting, status(first.ID))
+		complete(first.ID)
+		holder := first.ID
+		if stale == "never stored" {
+			holder = "a-start-that-crashed"
+		}
+		ok, err := st.TakePlace(ctx, rec.Key, holder, 1)
+		require.NoError(t, err)
+		require.True(t, ok)
+
+		next, _, err := e.Start(ctx, engine.StartRequest{Definition: rec.Key})
+		require.NoError(t, err)
+		require.Equal(t, engine.StatusQueued, status(next.ID), "%s: the stale place counts until it is found", stale)
+		began := clock.Now()
+		for status(next.ID) == engine.StatusQueued {
+			require.Less(t, clock.Now().Sub(began), 5*time.Minute, "%s: the place is never given back", stale)
+			clock.Advance(time.Second)
+		}
+		waited := clock.Now().Sub(began)
+		if stale == "ended" {
+			require.LessOrEqual(t, waited, 2*time.Second, "an ended instance's place goes at the first look")
+		} else {
+			require.GreaterOrEqual(t, waited, time.Minute, "a start may still be storing its instance")
+		}
+		require.Equal(t, engine.StatusWaiting, status(next.ID))
+		complete(next.ID)
+	}
+}

@@ -83,6 +83,21 @@ func (m *messageIndex) remove(s messageSub) {
 	m.subs[k] = list
 }
 
+// dropWhere removes the subscriptions of the instances mine picks (those of
+// a partition this replica lost).
+func (m *messageIndex) dropWhere(mine func(inst string) bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, list := range m.subs {
+		list = slices.DeleteFunc(list, func(en indexEntry) bool { return mine(en.inst()) })
+		if len(list) == 0 {
+			delete(m.subs, k)
+			continue
+		}
+		m.subs[k] = list
+	}
+}
+
 // candidates returns the subscriptions for name and key, at most one per instance.
 func (m *messageIndex) candidates(name, key string) []messageSub {
 	m.mu.Lock()
@@ -163,7 +178,7 @@ func (e *Engine) CorrelateHere(ctx context.Context, m Message) (int, error) {
 		switch {
 		case err == nil:
 			n++
-		case errors.Is(err, ErrNotFound), errors.Is(err, ErrInstanceEnded):
+		case errors.Is(err, ErrNotFound), errors.Is(err, ErrInstanceEnded), isNotOwner(err):
 			// the subscription closed meanwhile
 		default:
 			return n, err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -16,6 +17,13 @@ type partition struct {
 	inbox     chan command
 	instances map[string]*instance
 	roundAt   atomic.Int64 // clock time (unix ns) the current round began; 0 between rounds
+	// epoch is the lease epoch this replica holds the partition at, 0 while
+	// it does not (with Config.Cluster; without, always 0 and unchecked).
+	epoch atomic.Int64
+	ctl   chan func() // the lease manager's orders (drop), run between rounds
+
+	roundEpoch int64 // epoch as the current round began: its commit names it
+	refusal    error // the NotOwnerError of a round without the lease, read once
 
 	// the current round
 	touched  []*instance
@@ -35,6 +43,7 @@ func newPartition(e *Engine, id int) *partition {
 		e:         e,
 		id:        id,
 		inbox:     make(chan command, e.cfg.InboxSize),
+		ctl:       make(chan func(), 4),
 		instances: map[string]*instance{},
 	}
 }
@@ -44,8 +53,23 @@ func (p *partition) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case f := <-p.ctl:
+			f()
 		case c := <-p.inbox:
+			p.control() // a drop ordered before c was sent comes first
 			p.round(ctx, c)
+		}
+	}
+}
+
+// control runs the lease manager's orders that wait.
+func (p *partition) control() {
+	for {
+		select {
+		case f := <-p.ctl:
+			f()
+		default:
+			return
 		}
 	}
 }
@@ -54,6 +78,7 @@ func (p *partition) run(ctx context.Context) {
 func (p *partition) round(ctx context.Context, first command) {
 	p.roundAt.Store(p.e.clock.Now().UnixNano())
 	defer p.roundAt.Store(0)
+	p.roundEpoch, p.refusal = p.epoch.Load(), nil
 	p.apply(ctx, first)
 	for n := 1; n < p.e.cfg.MaxBatch; n++ {
 		select {
@@ -145,6 +170,13 @@ const (
 
 func (p *partition) apply(ctx context.Context, c command) {
 	p.consumed++
+	if p.e.cluster != nil && p.roundEpoch == 0 { // lost since the command was sent
+		if p.refusal == nil {
+			p.refusal = p.e.notOwner(ctx, p.id)
+		}
+		p.answer(c, reply{err: p.refusal})
+		return
+	}
 	inst, err := p.instance(ctx, c)
 	if err != nil {
 		p.answer(c, reply{err: err})
@@ -214,12 +246,15 @@ func (p *partition) instance(ctx context.Context, c command) (*instance, error) 
 func (p *partition) commit(ctx context.Context) {
 	defer p.reset()
 	if len(p.touched) > 0 {
-		b := &Batch{Changes: make([]Change, 0, len(p.touched))}
+		b := &Batch{Changes: make([]Change, 0, len(p.touched)), Epoch: p.roundEpoch}
 		for _, inst := range p.touched {
 			b.Changes = append(b.Changes, inst.change())
 		}
 		if err := p.e.store.Commit(ctx, b); err != nil {
 			p.failRound(fmt.Errorf("storing changes: %w", err))
+			if errors.Is(err, ErrFenced) && p.e.cluster != nil {
+				p.e.cluster.fenced(p, p.roundEpoch)
+			}
 			return
 		}
 		for i, inst := range p.touched {
@@ -254,6 +289,23 @@ func (p *partition) failRound(err error) {
 	for _, r := range p.replies {
 		r.ch <- r.r
 	}
+}
+
+// drop forgets the partition's instances after its lease was lost, and
+// everything armed for them: timers and deadlines, message and signal
+// subscriptions, external jobs. The replica that took the partition
+// loads them from the store and arms them again.
+func (p *partition) drop() {
+	for id, inst := range p.instances {
+		inst.discardTimers()
+		if inst.deadline != nil {
+			inst.deadline.Stop()
+		}
+		delete(p.instances, id)
+	}
+	mine := func(inst string) bool { return p.e.partitionOf(inst) == p }
+	p.e.messages.dropWhere(mine)
+	p.e.external.dropWhere(mine)
 }
 
 func (p *partition) reset() {

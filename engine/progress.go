@@ -56,8 +56,11 @@ func (j *Job) ReportProgress(percent float64, message string) error {
 }
 
 // ReportJobProgress is ReportProgress for an external job the worker holds.
-func (e *Engine) ReportJobProgress(_ context.Context, key, worker string, percent float64, message string) error {
+func (e *Engine) ReportJobProgress(ctx context.Context, key, worker string, percent float64, message string) error {
 	if err := checkProgress(percent, message); err != nil {
+		return err
+	}
+	if err := e.ownsJob(ctx, key); err != nil {
 		return err
 	}
 	r, err := e.external.lockedBy(key, worker, e.clock.Now())

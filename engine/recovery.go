@@ -9,7 +9,8 @@ import (
 
 // recover brings every unfinished instance back after a restart: each is
 // loaded into its applier, which re-arms its timers and subscriptions and
-// runs again the work that was under way. The default version of each
+// runs again the work that was under way (in a cluster, only those of the
+// partitions this replica takes: cluster.load). The default version of each
 // definition gets its timer start events armed again.
 func (e *Engine) recover(ctx context.Context) error {
 	defaults, err := e.defaultVersions(ctx)
@@ -24,6 +25,9 @@ func (e *Engine) recover(ctx context.Context) error {
 		if hasTimerStart(dep.def) {
 			e.scheduleStarts(rec, dep.def)
 		}
+	}
+	if e.cluster != nil { // instances come back partition by partition, as this replica takes them
+		return e.cluster.start(ctx)
 	}
 	e.limits.beginRecovery()
 	defer e.limits.endRecovery()

@@ -53,7 +53,7 @@ func (e *Engine) SignalHere(ctx context.Context, name string, vars map[string]an
 		switch {
 		case err == nil:
 			n++
-		case errors.Is(err, ErrNotFound), errors.Is(err, ErrInstanceEnded):
+		case errors.Is(err, ErrNotFound), errors.Is(err, ErrInstanceEnded), isNotOwner(err):
 		default:
 			return n, err
 		}
@@ -62,11 +62,17 @@ func (e *Engine) SignalHere(ctx context.Context, name string, vars map[string]an
 }
 
 // broadcast delivers a signal thrown by a process to the subscriptions that
-// existed when it was thrown, then starts the definitions it starts.
+// existed when it was thrown, and to the other replicas' instances waiting
+// for it (Config.Peers), then starts the definitions it starts.
 func (e *Engine) broadcast(ctx context.Context, name string, subs []messageSub) error {
 	for _, s := range subs {
 		_, err := e.call(ctx, command{kind: cmdSignal, inst: s.inst, name: name, sub: s.sub})
-		if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrInstanceEnded) {
+		if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrInstanceEnded) && !isNotOwner(err) {
+			return err
+		}
+	}
+	if e.cfg.Peers != nil {
+		if _, err := e.cfg.Peers.Signal(ctx, name, nil); err != nil {
 			return err
 		}
 	}

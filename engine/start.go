@@ -158,13 +158,16 @@ func (e *Engine) prepareStart(ctx context.Context, req StartRequest) (*startRequ
 	now := e.clock.Now()
 	id := req.id
 	if id == "" {
-		id = newID()
+		if id, err = e.newInstanceID(ctx); err != nil {
+			return nil, err
+		}
 	}
 	snap := &Snapshot{
 		ID: id, Parent: req.parent, TriggeredBy: req.triggeredBy, DefinitionID: rec.ID, DefinitionKey: rec.Key, Version: rec.Version, ProcessID: proc.ID,
 		BusinessKey: req.BusinessKey, RequestID: req.RequestID, Status: StatusRunning, Variables: vars,
 		Started: now, Updated: now, StartElement: startID(start),
 	}
+	e.placeNew(snap)
 	return &startRequest{dep: dep, proc: proc, start: start, snap: snap, triggered: req.Triggered, fired: req.fired, warning: warning}, nil
 }
 

@@ -195,6 +195,9 @@ type InstanceFilter struct {
 	StartedBefore time.Time
 	Cursor        string
 	Limit         int
+	// UpdatedAfter selects the instances committed after it (Snapshot.Updated):
+	// what the live hub of one replica polls for other replicas' events.
+	UpdatedAfter time.Time
 }
 
 // TaskFilter selects inbox tasks. A task matches the user filter when it is

@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"maps"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/workflowpp/wfpp/engine/model"
@@ -53,12 +55,30 @@ func hookSub(token, inst string, sub uint64) messageSub {
 }
 
 // newHookToken returns an unguessable URL-safe token.
-func newHookToken() (string, error) {
+//
+// The token starts with the partition of its instance and a dot, so that a
+// replica that does not hold that partition sends the POST to the one that
+// does (NotOwnerError); the random rest is what makes it unguessable.
+func newHookToken(partition int) (string, error) {
 	b := make([]byte, 24)
 	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("making a webhook token: %w", err)
 	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
+	return strconv.Itoa(partition) + "." + base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// hookOwner returns a NotOwnerError when token names a partition another
+// replica holds; nil when this replica holds it, or without Cluster.
+func (e *Engine) hookOwner(ctx context.Context, token string) error {
+	if e.cluster == nil {
+		return nil
+	}
+	prefix, _, ok := strings.Cut(token, ".")
+	p, err := strconv.Atoi(prefix)
+	if !ok || err != nil || p < 0 || p >= len(e.partitions) || e.partitions[p].epoch.Load() != 0 {
+		return nil
+	}
+	return e.notOwner(ctx, p)
 }
 
 // DeliverWebhook delivers payload to the catch waiting at the webhook of
@@ -71,6 +91,9 @@ func (e *Engine) DeliverWebhook(ctx context.Context, token string, payload map[s
 	}
 	subs := e.messages.candidates(hookSub(token, "", 0).name, token)
 	if len(subs) == 0 { // a token is one subscription's: there is one or none
+		if err := e.hookOwner(ctx, token); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("no element waits at this webhook: its wait ended or it never existed: %w", ErrNotFound)
 	}
 	r, err := e.call(ctx, command{kind: cmdWebhook, inst: subs[0].inst, sub: subs[0].sub, vars: payload})
@@ -82,7 +105,7 @@ func (e *Engine) DeliverWebhook(ctx context.Context, token string, payload map[s
 
 // openWebhook opens the webhook subscription of n for token t.
 func (x *instance) openWebhook(t *token, n *model.Node) error {
-	tok, err := newHookToken()
+	tok, err := newHookToken(x.head.Partition)
 	if err != nil {
 		return err
 	}

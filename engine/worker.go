@@ -204,6 +204,10 @@ func (e *Engine) runJob(j *jobRun) {
 		cached *cacheLookup
 		note   *cacheNote
 	)
+	if e.cluster != nil && e.partitionOf(j.inst).epoch.Load() == 0 {
+		e.settleQuietly(j) // its partition was lost: the replica that took it runs the job
+		return
+	}
 	if j.listener != nil || e.runsWork(j.node) {
 		timeout := e.cfg.JobTimeout
 		if j.node.Job.Timeout > 0 {

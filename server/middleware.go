@@ -20,6 +20,10 @@ func (s *Server) setup() {
 	s.metrics = newMetrics(s.eng)
 	s.inbox = tasks.NewInbox()
 	s.unsubscribe = append(s.unsubscribe, s.eng.Subscribe(s.metrics), s.eng.Subscribe(s.inbox))
+	if src := s.cfg.Live.Source; src != nil { // other replicas' events: their task changes too
+		f := s.inbox.Follow(s.eng.Queries(), s.log)
+		s.unsubscribe = append(s.unsubscribe, src.Subscribe(f.Export), f.Close)
+	}
 }
 
 // loadInbox fills the inbox projection from the store; it is subscribed
@@ -38,12 +42,21 @@ func (s *Server) Close() {
 		u()
 	}
 	s.unsubscribe = nil
+	if s.forwarder != nil {
+		s.forwarder.Close()
+	}
 }
 
 // middleware runs before every route: correlation id, request log and
-// latency metric, panic recovery (a 500 envelope), $-key guard, rate limit.
+// latency metric, panic recovery (a 500 envelope), $-key guard, rate limit,
+// and in a cluster the forwarding of requests for other replicas'
+// instances (the rate limit counted them here already).
 func (s *Server) middleware() []any {
-	return []any{api.Correlate, s.observe, recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: s.logPanic}), api.GuardKeys, s.rateLimit()}
+	mw := []any{api.Correlate, s.observe, recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: s.logPanic}), api.GuardKeys, s.rateLimit()}
+	if s.forwarder != nil {
+		mw = append(mw, s.forwarder.Handle)
+	}
+	return mw
 }
 
 // logPanic logs a handler's panic with its stack; observe then logs the

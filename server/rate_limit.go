@@ -1,8 +1,11 @@
 package server
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -10,26 +13,59 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/limiter"
 	"github.com/workflowpp/wfpp/server/api"
+	"github.com/workflowpp/wfpp/server/cluster"
 )
 
+// RateLimiter keeps the rate-limit buckets somewhere shared, so that
+// replicas limit a client together (cache.Limiter, on Redis): Allow takes a
+// token for key, or says how long until one is due.
+type RateLimiter interface {
+	Allow(ctx context.Context, key string) (ok bool, retryAfter time.Duration)
+}
+
 // rateLimit limits starts, task completions and webhook posts per client IP to
-// Config.RateLimit per Config.RateWindow; other routes are not limited.
+// Config.RateLimit per Config.RateWindow; other routes are not limited. The
+// counters are this process's own unless Config.RateLimiter shares them.
 func (s *Server) rateLimit() fiber.Handler {
-	if s.cfg.RateLimit < 0 {
+	switch {
+	case s.cfg.RateLimit < 0:
 		return func(c *fiber.Ctx) error { return c.Next() }
+	case s.cfg.RateLimiter != nil:
+		return s.sharedRateLimit
 	}
 	return limiter.New(limiter.Config{
-		Max:        s.cfg.RateLimit,
-		Expiration: s.cfg.RateWindow,
-		Storage:    newLimitStore(),
-		Next:       func(c *fiber.Ctx) bool { return !limited(c) },
-		LimitReached: func(c *fiber.Ctx) error {
-			return &api.Error{
-				Status: http.StatusTooManyRequests, Code: "rate_limited",
-				Message: fmt.Sprintf("more than %d starts, completions or webhook posts in %s from this client: wait and retry (see Retry-After)", s.cfg.RateLimit, s.cfg.RateWindow),
-			}
-		},
+		Max:          s.cfg.RateLimit,
+		Expiration:   s.cfg.RateWindow,
+		Storage:      newLimitStore(),
+		Next:         func(c *fiber.Ctx) bool { return !limited(c) || s.forwardedByPeer(c) },
+		LimitReached: func(*fiber.Ctx) error { return s.rateLimited() },
 	})
+}
+
+// forwardedByPeer reports whether another replica forwarded c, which it
+// counted against its client already: counted here too, every client of
+// that replica would share one bucket.
+func (s *Server) forwardedByPeer(c *fiber.Ctx) bool {
+	return s.cfg.Peers != nil && c.Get(cluster.ForwardedHeader) != "" && s.cfg.Peers.Trusted(c)
+}
+
+// sharedRateLimit is rateLimit on Config.RateLimiter.
+func (s *Server) sharedRateLimit(c *fiber.Ctx) error {
+	if !limited(c) || s.forwardedByPeer(c) {
+		return c.Next()
+	}
+	if ok, wait := s.cfg.RateLimiter.Allow(c.UserContext(), c.IP()); !ok {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		return s.rateLimited()
+	}
+	return c.Next()
+}
+
+func (s *Server) rateLimited() error {
+	return &api.Error{
+		Status: http.StatusTooManyRequests, Code: "rate_limited",
+		Message: fmt.Sprintf("more than %d starts, completions or webhook posts in %s from this client: wait and retry (see Retry-After)", s.cfg.RateLimit, s.cfg.RateWindow),
+	}
 }
 
 // limited reports whether c starts an instance, completes a task or posts

@@ -13,6 +13,7 @@ import (
 
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/server/api"
+	"github.com/workflowpp/wfpp/server/cluster"
 	"github.com/workflowpp/wfpp/server/identity"
 	"github.com/workflowpp/wfpp/server/live"
 	"github.com/workflowpp/wfpp/server/page"
@@ -40,6 +41,7 @@ type Config struct {
 	ShutdownTimeout time.Duration // how long Listen waits for requests in flight
 	RateLimit       int           // starts and task completions per client IP per RateWindow; negative: no limit
 	RateWindow      time.Duration
+	RateLimiter     RateLimiter     // shares the rate limit with other replicas; nil: counted in this process
 	Identity        identity.Config // users and secrets; zero: the local profile
 	Live            live.Config     // the WebSocket endpoint /ws
 	Health          []HealthCheck   // what degrades /health/ready without making it fail
@@ -49,6 +51,11 @@ type Config struct {
 	// EventRoles may send messages and signals (admins always); default
 	// worker and operator.
 	EventRoles []string
+	// Peers makes the server one replica of a cluster (the engine's
+	// Config.Cluster): it forwards a request for an instance another
+	// replica holds to that replica, serves the peers' internal routes and
+	// asks the peers for external jobs. nil: the server runs alone.
+	Peers *cluster.Peers
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -104,6 +111,7 @@ type Server struct {
 	inbox       *tasks.Inbox
 	api         *api.Service
 	pages       *page.Service
+	forwarder   *cluster.Forwarder // nil alone
 }
 
 // New builds a Server and its routes. It does not listen; call Listen or
@@ -114,6 +122,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, eng: cfg.Engine, log: cfg.Logger}
+	if cfg.Peers != nil {
+		s.forwarder = cluster.NewForwarder(cfg.Peers, cfg.RequestTimeout)
+	}
 	var err error
 	if s.tasks, err = tasks.New(tasks.Config{Engine: cfg.Engine, Store: cfg.Engine.Queries(), Forms: cfg.Engine}); err != nil {
 		return nil, err
@@ -134,7 +145,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.api, err = api.New(api.Config{
 		Engine: s.eng, Tasks: s.tasks, Inbox: s.inbox, Logger: s.log,
-		RequestTimeout: cfg.RequestTimeout, EventRoles: cfg.EventRoles,
+		RequestTimeout: cfg.RequestTimeout, EventRoles: cfg.EventRoles, Peers: jobPeers(cfg.Peers),
+		Cluster: cfg.Engine, LeaseTTL: leaseTTL(cfg.Peers),
 	}); err != nil {
 		s.Close()
 		return nil, err
@@ -159,6 +171,9 @@ func (s *Server) routes() {
 	s.app.Get("/health/ready", s.ready)
 
 	s.api.HookRoutes(s.app) // the token is the credential: before authentication
+	if s.cfg.Peers != nil {
+		s.cfg.Peers.Routes(s.app, s.eng, s.cfg.RequestTimeout) // the cluster secret is the credential
+	}
 	s.identityRoutes()
 	s.api.Routes(s.app.Group("/api/v1"))
 	s.liveRoutes()

@@ -65,7 +65,7 @@ func TestWebhookHTTP(t *testing.T) {
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 		require.Len(t, v.Webhooks, 1)
 		require.Equal(t, "paid", v.Webhooks[0].ElementID)
-		require.Regexp(t, `^/api/v1/hooks/[A-Za-z0-9_-]{22,}$`, v.Webhooks[0].URL)
+		require.Regexp(t, `^/api/v1/hooks/[0-9]+\.[A-Za-z0-9_-]{22,}$`, v.Webhooks[0].URL)
 		return inst.ID, v
 	}
 	readAs := func(id string) webhookView {

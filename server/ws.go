@@ -7,9 +7,11 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	fws "github.com/gofiber/contrib/websocket"
 	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/server/api"
@@ -37,6 +39,12 @@ func (s *Server) liveRoutes() {
 		},
 	})
 	s.hub = h
+	if l, ok := src.(interface{ Lag() time.Duration }); ok {
+		s.metrics.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "wfpp_live_event_lag_seconds",
+			Help: "How late other replicas' events reach this one's WebSocket hub: the largest delay of the last second or two.",
+		}, func() float64 { return l.Lag().Seconds() }))
+	}
 	allowed := newOriginCheck(s.cfg.Live.AllowedOrigins, s.cfg.Identity.Local)
 	s.app.Get("/ws", func(c *fiber.Ctx) error {
 		if !fws.IsWebSocketUpgrade(c) {

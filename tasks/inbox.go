@@ -17,8 +17,8 @@ import (
 // tasks each commit changes, which the engine hands it before the commands
 // of the round are answered (a user never sees a task they just completed).
 // It is a cache that can always be rebuilt from the store. On one replica it
-// sees every change; with several replicas each needs the others' task
-// changes too (their event stream), which this one does not subscribe to yet.
+// sees every change; with several replicas an InboxFollower (Follow) brings
+// the others' task changes, named by their events.
 type Inbox struct {
 	mu      sync.RWMutex
 	open    map[string]*Task // nil: closed while a Load runs (a tombstone)

@@ -11,7 +11,7 @@ import (
 // Page is what every page's layout needs.
 type Page struct {
 	Title  string
-	Active string // the nav entry to highlight: designer, definitions, instances, inbox, incidents, deadletters
+	Active string // the nav entry to highlight: designer, definitions, instances, inbox, incidents, deadletters, cluster
 	User   User
 	Local  bool     // the local dev profile: identity is off
 	Module string   // the page's ES module under /static/js, "" for none

@@ -45,7 +45,12 @@ var serveEnv = []struct{ name, doc string }{
 	{"WFPP_DATA_DIR", "data directory of the embedded server (default ./data)"},
 	{"WFPP_SYNC", "embedded server: full (default; survives power loss) or normal (survives kill -9, faster)"},
 	{"WFPP_EMBEDDED_ADDR", "loopback host:port of the embedded server (default a free port on 127.0.0.1)"},
-	{"WFPP_REDIS_URL", "Redis for the read cache and the circuit breakers shared by replicas, e.g. redis://redis:6379/0 (optional)"},
+	{"WFPP_REDIS_URL", "Redis shared by replicas: live events of every replica, rate limits, circuit breakers, step cache and read cache, e.g. redis://redis:6379/0 (optional)"},
+	{"WFPP_REPLICA_ID", "with WFPP_MONGO_URI (a cluster replica): this replica's id, unique in the cluster (default host-pid)"},
+	{"WFPP_ADVERTISE_ADDR", "with WFPP_MONGO_URI: host:port where the other replicas reach this one (default the listen address, the host name for an unspecified host)"},
+	{"WFPP_PARTITIONS", "with WFPP_MONGO_URI: partitions instances hash into, the same on every replica (default 32)"},
+	{"WFPP_LEASE_TTL", "with WFPP_MONGO_URI: how long a partition lease lasts unrenewed, e.g. 10s (default); a dead replica's instances move after it"},
+	{"WFPP_CLUSTER_SECRET", "with WFPP_MONGO_URI: shared secret of the replicas' internal routes; without it they answer loopback callers only"},
 	{"WFPP_DEAD_LETTER_RETENTION", "purge settled dead letters this long after they settled, e.g. P30D or 720h (default: keep them)"},
 	{identity.EnvIdentityFile, "YAML or JSON file with users, groups, roles and secrets (none: the local profile)"},
 	{identity.EnvUsers, "users without a file: name:bcrypt-hash:group,group:role,role entries"},
@@ -103,6 +108,23 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 	// Shutdown order: HTTP server (Listen returns), engine, then the store.
 	defer func() { err = errors.Join(err, closeStore(context.WithoutCancel(ctx))) }()
 
+	// The listen address comes first: a replica advertises it to the others.
+	identity, err := identity.Load(os.Getenv)
+	if err != nil {
+		return fmt.Errorf("identity (WFPP_IDENTITY_FILE, WFPP_USERS, WFPP_JWT_SECRET): %w", err)
+	}
+	log.Info(identity.Describe())
+	local := identity.WithDefaults().Local
+	addr, exposed := listenAddr(addr, local)
+	if exposed {
+		log.Warn("THE LOCAL PROFILE LISTENS BEYOND LOOPBACK: anyone who reaches "+addr+" acts as an admin without logging in; configure users (WFPP_IDENTITY_FILE) or listen on 127.0.0.1",
+			"addr", addr)
+	}
+	clusterCfg, peers, err := clusterFromEnv(os.Getenv, storeCfg.Kind, addr, store, log)
+	if err != nil {
+		return err
+	}
+
 	store, redis, err := withCache(ctx, store, log)
 	if err != nil {
 		return err
@@ -110,6 +132,10 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 	defer func() { err = errors.Join(err, closeCache(redis)) }()
 
 	engCfg, srvCfg := engine.Config{Store: store, Logger: log}, server.Config{Logger: log}
+	if peers != nil {
+		defer peers.Close()
+		engCfg.Cluster, engCfg.Peers, srvCfg.Peers = clusterCfg, peers, peers
+	}
 	if err := applyLimits(os.Getenv, &engCfg, &srvCfg); err != nil {
 		return err
 	}
@@ -146,18 +172,16 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 	if err := deploySample(ctx, eng, log); err != nil {
 		return err
 	}
-	identity, err := identity.Load(os.Getenv)
-	if err != nil {
-		return fmt.Errorf("identity (WFPP_IDENTITY_FILE, WFPP_USERS, WFPP_JWT_SECRET): %w", err)
-	}
-	log.Info(identity.Describe())
-	local := identity.WithDefaults().Local
-	addr, exposed := listenAddr(addr, local)
-	if exposed {
-		log.Warn("THE LOCAL PROFILE LISTENS BEYOND LOOPBACK: anyone who reaches "+addr+" acts as an admin without logging in; configure users (WFPP_IDENTITY_FILE) or listen on 127.0.0.1",
-			"addr", addr)
-	}
 	srvCfg.Engine, srvCfg.Identity, srvCfg.Health = eng, identity, healthChecks(redis, storeCfg)
+	if srvCfg.RateLimiter, err = sharedRateLimiter(redis, srvCfg); err != nil {
+		return err
+	}
+	events, stopEvents, err := liveEvents(eng, redis, storeCfg.Kind == storeMongo, log) // other replicas may share a MongoDB
+	if err != nil {
+		return err
+	}
+	defer stopEvents()
+	srvCfg.Live.Source = events
 	srv, err := server.New(srvCfg)
 	if err != nil {
 		return err

@@ -42,6 +42,20 @@ type Config struct {
 	RequestTimeout time.Duration // how long one engine or store call may take
 	// EventRoles may send messages and signals (admins always).
 	EventRoles []string
+	// Peers are the other replicas of a cluster, asked for the external
+	// jobs this one lacks; nil: the server runs alone.
+	Peers JobPeers
+	// Cluster is the view of the replicas and partitions (required);
+	// LeaseTTL is the cluster's lease TTL, how old a live replica's
+	// heartbeat may be.
+	Cluster  ClusterStater
+	LeaseTTL time.Duration
+}
+
+// JobPeers locks external jobs on the other replicas of a cluster
+// (cluster.Peers): each locks only the jobs of its own partitions.
+type JobPeers interface {
+	FetchAndLock(ctx context.Context, typ, worker string, max int, lock time.Duration) []engine.ExternalJob
 }
 
 // Service holds the REST handlers.
@@ -55,8 +69,8 @@ type Service struct {
 
 // New returns the REST handlers of cfg.
 func New(cfg Config) (*Service, error) {
-	if cfg.Engine == nil || cfg.Tasks == nil || cfg.Inbox == nil {
-		return nil, errors.New("api config: Engine, Tasks and Inbox are required")
+	if cfg.Engine == nil || cfg.Tasks == nil || cfg.Inbox == nil || cfg.Cluster == nil {
+		return nil, errors.New("api config: Engine, Tasks, Inbox and Cluster are required")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -156,6 +170,8 @@ func (s *Service) Routes(api fiber.Router) {
 	api.Post("/dead-letters/:id/replay", operator, vars, s.ReplayDeadLetter)
 	api.Post("/dead-letters/:id/discard", operator, s.DiscardDeadLetter)
 	api.Delete("/dead-letters/:id", operator, s.DeleteDeadLetter)
+
+	api.Get("/cluster", operator, s.getCluster)
 
 	api.Get("/circuits", s.listCircuits)
 	api.Post("/circuits/:key/reset", operator, s.resetCircuit)

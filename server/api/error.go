@@ -90,6 +90,9 @@ func HandleError(c *fiber.Ctx, err error) error {
 	if over := (*engine.OverLimitError)(nil); errors.As(err, &over) {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(retryAfterSeconds(over.RetryAfter)))
 	}
+	if notOwner := (*engine.NotOwnerError)(nil); errors.As(err, &notOwner) {
+		c.Set(fiber.HeaderRetryAfter, "1") // a partition changes hands within a lease renewal
+	}
 	return c.Status(e.Status).JSON(Envelope{Error: EnvelopeError{
 		Code: e.Code, Message: e.Message, Details: e.Details, CorrelationID: id, Timestamp: time.Now().UTC(),
 	}})
@@ -108,6 +111,7 @@ func Classify(err error) *Error {
 		over     *engine.OverLimitError
 		rejected *engine.WebhookRejectedError
 		field    *engine.FieldError
+		notOwner *engine.NotOwnerError
 	)
 	msg := err.Error()
 	switch {
@@ -134,6 +138,13 @@ func Classify(err error) *Error {
 		return &Error{
 			Status: http.StatusTooManyRequests, Code: "over_limit", Message: msg,
 			Details: []map[string]any{{"definition": over.Definition, "maxConcurrentInstances": over.Max, "retryAfterSeconds": retryAfterSeconds(over.RetryAfter)}},
+		}
+	case errors.As(err, &notOwner):
+		// The server forwards a command to its partition's owner; what is
+		// left here is a partition without an owner, or moving.
+		return &Error{
+			Status: http.StatusServiceUnavailable, Code: "partition_moving", Message: msg,
+			Details: []map[string]any{{"partition": notOwner.Partition, "owner": notOwner.Owner}},
 		}
 	case errors.As(err, &rejected):
 		return &Error{

@@ -23,6 +23,7 @@ type fetchBody struct {
 
 // fetchAndLock is POST /api/v1/jobs/fetch-and-lock: up to max open jobs of
 // a type, locked for the worker for lockMs. An empty list is 200 with no items.
+// In a cluster, this replica's jobs come first, then the peers' (Peers).
 func (s *Service) fetchAndLock(c *fiber.Ctx) error {
 	var b fetchBody
 	if err := Decode(c, &b); err != nil {
@@ -46,6 +47,9 @@ func (s *Service) fetchAndLock(c *fiber.Ctx) error {
 	jobs, err := s.eng.FetchAndLock(ctx, b.Type, b.Worker, b.Max, lock)
 	if err != nil {
 		return err
+	}
+	if s.cfg.Peers != nil && len(jobs) < b.Max {
+		jobs = append(jobs, s.cfg.Peers.FetchAndLock(ctx, b.Type, b.Worker, b.Max-len(jobs), lock)...)
 	}
 	return c.JSON(newListPage(jobs, ""))
 }

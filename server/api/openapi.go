@@ -95,6 +95,7 @@ var apiOperations = []apiOperation{
 	{"post", "/dead-letters/{id}/discard", "dead letters", "Discard a pending dead letter: give up on replaying it; its incident stays open", nil, "", 200, "", []int{404, 409}},
 	{"delete", "/dead-letters/{id}", "dead letters", "Delete a settled dead letter (409 while it is pending or replaying)", nil, "", 204, "", []int{404, 409}},
 
+	{"get", "/cluster", "cluster", "The replicas of the cluster (id, address, last heartbeat, live when it beat within the lease TTL, the partitions it leases) and every partition's lease (owner, epoch, expiry), as the answering replica sees them; self is empty when the server runs alone, holding every partition. Operators", nil, "", 200, "Cluster", []int{403}},
 	{"get", "/circuits", "circuits", "List the circuit breakers jobs went through, by key: state (closed, open, half_open), failures in a row, calls and failures in the window, when it opened, its config", []string{"limit", "cursor"}, "", 200, "CircuitPage", nil},
 	{"post", "/circuits/{key}/reset", "circuits", "Close a circuit breaker (key URL-encoded) and clear its counts: jobs run again at once", nil, "", 200, "Circuit", []int{404}},
 
@@ -276,6 +277,16 @@ func apiSchemas() map[string]any {
 		"DeadLetterPurge":     obj(letterSelectionProps(map[string]any{"olderThan": str}), "olderThan"),
 		"DeadLetterPurged":    obj(map[string]any{"dryRun": boo, "matched": num, "ids": strs}),
 		"DeadLetterPage":      pageOf("DeadLetter"),
+		"Cluster": obj(map[string]any{
+			"self": str, "partitions": num, "leaseTtlMs": num, "held": map[string]any{"type": "array", "items": num},
+			"replicas": map[string]any{"type": "array", "items": obj(map[string]any{
+				"id": str, "address": str, "startedAt": tim, "heartbeat": tim, "live": boo, "heartbeatAgeMs": num, "self": boo,
+				"partitions": map[string]any{"type": "array", "items": num},
+			}, "id", "address", "heartbeat", "live")},
+			"leases": map[string]any{"type": "array", "items": obj(map[string]any{
+				"partition": num, "owner": str, "epoch": num, "expires": tim, "leased": boo, "here": boo,
+			}, "partition", "owner", "epoch", "leased", "here")},
+		}, "self", "partitions", "replicas", "leases", "held"),
 		"Circuit": obj(map[string]any{
 			"key": str, "state": map[string]any{"type": "string", "enum": []string{"closed", "open", "half_open"}},
 			"failures": num, "calls": num, "windowFailures": num, "openedAt": tim,

@@ -84,6 +84,7 @@ func (s *Service) Routes(app *fiber.App) {
 	app.Get("/schedules", s.page(s.schedulesPage))
 	app.Get("/incidents", s.page(s.incidentsPage))
 	app.Get("/dead-letters", s.page(s.deadLettersPage))
+	app.Get("/cluster", s.page(s.clusterPage))
 
 	designer, operator := identity.RequireRole(identity.RoleDesigner), identity.RequireRole(identity.RoleOperator)
 	worker, humanWork := identity.RequireRole(identity.RoleWorker), identity.RequireRole(identity.RoleWorker, identity.RoleOperator)

@@ -31,6 +31,8 @@ type Store struct {
 	dropEvents   bool // keep no event log
 	dropFinished bool // forget instances once they end
 	steps        stepCache
+	buffered     messageBuffer
+	places       engine.LocalPlaces // of capped definitions (engine.PlaceStore)
 
 	parked    parking
 	recent    []waiting // instances that waited after their last commit, oldest first
@@ -365,7 +367,8 @@ func matchInstance(s *engine.Snapshot, f engine.InstanceFilter) bool {
 		f.TriggeredBy != "" && (s.TriggeredBy == nil || s.TriggeredBy.InstanceID != f.TriggeredBy),
 		len(f.Status) > 0 && !slices.Contains(f.Status, s.Status),
 		!f.StartedAfter.IsZero() && !s.Started.After(f.StartedAfter),
-		!f.StartedBefore.IsZero() && !s.Started.Before(f.StartedBefore):
+		!f.StartedBefore.IsZero() && !s.Started.Before(f.StartedBefore),
+		!f.UpdatedAfter.IsZero() && !s.Updated.After(f.UpdatedAfter):
 		return false
 	}
 	return true

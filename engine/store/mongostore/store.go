@@ -74,7 +74,7 @@ type Store struct {
 	// PutCacheEntry drops expired entries (step_cache.go).
 	sweepStepCache bool
 
-	defs, heads, forms, filters, instances, variables, requests, events, tasks, incidents, deadLetters, schedules, meta, stepCache *mongo.Collection
+	defs, heads, forms, filters, instances, variables, requests, events, tasks, incidents, deadLetters, schedules, meta, stepCache, messages, places *mongo.Collection
 
 	// replicas and partitions hold the heartbeats and leases of a cluster (lease.go).
 	replicas, partitions *mongo.Collection
@@ -103,6 +103,8 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		stepCache:   db.Collection("step_cache"),
 		replicas:    db.Collection("replicas"),
 		partitions:  db.Collection("partitions"),
+		messages:    db.Collection("messages"),
+		places:      db.Collection("places"),
 	}
 	idx := []indexes{
 		{s.defs, []mongo.IndexModel{{Keys: bson.D{{Key: "key", Value: 1}, {Key: "version", Value: 1}}, Options: options.Index().SetUnique(true)}}},
@@ -113,6 +115,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 			{Keys: bson.D{{Key: "parent.instance_id", Value: 1}}},
 			{Keys: bson.D{{Key: "triggered_by.instance_id", Value: 1}}, Options: options.Index().SetSparse(true)},
 			{Keys: bson.D{{Key: "partition", Value: 1}, {Key: "status", Value: 1}}}, // UnfinishedIn
+			{Keys: bson.D{{Key: "updated_at", Value: 1}}}, // the live hubs' poll for other replicas' events
 		}},
 		{s.tasks, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "instance_id", Value: 1}}},
@@ -122,6 +125,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		{s.forms, []mongo.IndexModel{{Keys: bson.D{{Key: "form_id", Value: 1}, {Key: "version", Value: 1}}, Options: options.Index().SetUnique(true)}}},
 		{s.incidents, []mongo.IndexModel{{Keys: bson.D{{Key: "instance_id", Value: 1}}}}},
 		{s.deadLetters, []mongo.IndexModel{{Keys: bson.D{{Key: "instance_id", Value: 1}}}}},
+		{s.messages, messageIndexes},
 	}
 	if err := s.createCollections(ctx); err != nil {
 		return nil, err
@@ -180,7 +184,7 @@ func (s *Store) createCollections(ctx context.Context) error {
 	if err != nil {
 		return mapErr(err, "listing collections")
 	}
-	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.schedules, s.meta, s.stepCache, s.replicas, s.partitions} {
+	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.schedules, s.meta, s.stepCache, s.replicas, s.partitions, s.messages, s.places} {
 		if slices.Contains(names, c.Name()) {
 			continue
 		}
@@ -404,6 +408,9 @@ func (s *Store) Instances(ctx context.Context, f engine.InstanceFilter) ([]*engi
 	}
 	if len(started) > 0 {
 		filter = append(filter, bson.E{Key: "started_at", Value: started})
+	}
+	if !f.UpdatedAfter.IsZero() {
+		filter = append(filter, bson.E{Key: "updated_at", Value: bson.D{{Key: "$gt", Value: f.UpdatedAfter}}})
 	}
 	if f.Cursor != "" {
 		filter = append(filter, bson.E{Key: "_id", Value: bson.D{{Key: "$lt", Value: f.Cursor}}})

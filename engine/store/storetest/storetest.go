@@ -70,6 +70,8 @@ func Run(t *testing.T, newStore func(t *testing.T) engine.Store, opts ...Option)
 		{"Limits", testLimits},
 		{"StepCache", testStepCache},
 		{"Schedules", testSchedules},
+		{"BufferedMessages", testBufferedMessages},
+		{"Places", testPlaces},
 		{"Ping", func(t *testing.T, s engine.Store) { require.NoError(t, s.Ping(t.Context())) }},
 	}
 	for _, tc := range tests {
@@ -582,6 +584,7 @@ func testInstances(t *testing.T, s engine.Store) {
 		}
 		sn := snap(fmt.Sprintf("i-%02d", i), key)
 		sn.Started = at(time.Duration(i) * time.Hour)
+		sn.Updated = at(time.Duration(10-i) * time.Hour)
 		if i%2 == 1 {
 			sn.Status = engine.StatusCompleted
 		}
@@ -644,6 +647,8 @@ func testInstances(t *testing.T, s engine.Store) {
 	require.Empty(t, got)
 	got, _ = list(engine.InstanceFilter{StartedAfter: at(2 * time.Hour), StartedBefore: at(5 * time.Hour)})
 	require.Equal(t, []string{"i-04", "i-03"}, got)
+	got, _ = list(engine.InstanceFilter{UpdatedAfter: at(8 * time.Hour)})
+	require.Equal(t, []string{"i-01", "i-00"}, got, "updated after 8 h: i-00 at 10 h, i-01 at 9 h")
 
 	var pages [][]string
 	f := engine.InstanceFilter{Limit: 3}

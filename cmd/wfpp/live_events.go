@@ -1,0 +1,39 @@
+package main
+
+import (
+	"log/slog"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/cache"
+	"github.com/workflowpp/wfpp/server/live"
+)
+
+// liveEvents publishes the engine's events to the other replicas and
+// returns where the WebSocket hub gets events from, and what stops both
+// (after the server). A replica alone on its store without Redis: nil, the
+// server's default, the engine. With Redis, the events of every replica
+// through its pub/sub channel; in cluster mode (several replicas on one
+// store) also the store's log, polled every half second while Redis is
+// absent or down (events under a second late), every 10 s while it works,
+// for what it lost.
+func liveEvents(eng *engine.Engine, c *cache.Cache, cluster bool, log *slog.Logger) (live.EventSource, func(), error) {
+	if c == nil && !cluster {
+		return nil, func() {}, nil
+	}
+	cfg := live.ReplicaConfig{Events: live.EngineSource{Engine: eng}, Logger: log}
+	unpublish := func() {}
+	if c != nil {
+		unpublish = eng.Subscribe(c.Publisher())
+		cfg.Events = c.Source(eng) // closed with the cache
+		cfg.Fanout = func() bool { ok, _ := c.Health(); return ok }
+	}
+	if cluster {
+		cfg.Log = eng.Queries()
+	}
+	src, err := live.NewReplicaSource(cfg)
+	if err != nil {
+		unpublish()
+		return nil, nil, err
+	}
+	return src, func() { src.Close(); unpublish() }, nil
+}

@@ -1,0 +1,122 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/store/memstore"
+	"github.com/workflowpp/wfpp/server/api"
+)
+
+// TestClusterReplicasAnswerForEachOther: two replicas in cluster mode on one
+// store share its partitions; a command sent to the replica that does not
+// hold the instance is forwarded to the one that does and answered as
+// there, a message without instance id reaches the other replica's
+// instance through the peers, so does a fetch-and-lock for its job, and GET /api/v1/cluster shows both replicas
+// live with the partitions each holds.
+func TestClusterReplicasAnswerForEachOther(t *testing.T) {
+	t.Parallel()
+	shared := memstore.New()
+	lnA, lnB := listen(t), listen(t)
+	inCluster := func(id, addr string) func(*engine.Config) {
+		return func(c *engine.Config) {
+			c.Store = shared
+			c.Cluster = &engine.ClusterConfig{ReplicaID: id, Address: addr, Partitions: 8, LeaseTTL: 3 * time.Second}
+		}
+	}
+	a := startReplica(t, "a", lnA, shared, "", nil, inCluster("a", lnA.Addr().String()))
+	b := startReplica(t, "b", lnB, shared, "", nil, inCluster("b", lnB.Addr().String()))
+	ctx := context.Background()
+	require.Eventually(t, func() bool {
+		return len(a.cluster(t).Held) == 4 && len(b.cluster(t).Held) == 4
+	}, 20*time.Second, 20*time.Millisecond, "the partitions spread over both replicas")
+
+	a.deploy(t, "testdata/message_correlation.bpmn")
+	byID := a.start(t, "message_correlation", map[string]any{"orderId": "o-1"})
+	byKey := a.start(t, "message_correlation", map[string]any{"orderId": "o-2"})
+	a.waitSubscribed(t, byID)
+	a.waitSubscribed(t, byKey)
+
+	// b holds neither instance: the message for one by id is forwarded to a.
+	_, err := b.eng.CorrelateHere(ctx, engine.Message{Name: "payment", CorrelationKey: "o-1", InstanceID: byID})
+	var notOwner *engine.NotOwnerError
+	require.ErrorAs(t, err, &notOwner, "b does not hold the instance")
+	resp, body := send(t, "http://"+b.addr+"/api/v1/messages", `{"name":"payment","correlationKey":"o-1","instanceId":"`+byID+`"}`, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	require.JSONEq(t, `{"correlated":1}`, string(body))
+	a.waitStatus(t, byID, engine.StatusCompleted)
+
+	// Without instance id, b asks its peers.
+	resp, body = send(t, "http://"+b.addr+"/api/v1/messages", `{"name":"payment","correlationKey":"o-2"}`, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	require.JSONEq(t, `{"correlated":1}`, string(body))
+	a.waitStatus(t, byKey, engine.StatusCompleted)
+
+	// A command b forwards is answered as a answers it: a's 409 for an
+	// instance that ended.
+	resp, body = send(t, "http://"+b.addr+"/api/v1/instances/"+byID+"/cancel", ``, nil)
+	require.Equal(t, http.StatusConflict, resp.StatusCode, string(body))
+
+	// a's external job: fetched through b from its peer, completed through
+	// b by forwarding.
+	a.deploy(t, "testdata/external.bpmn")
+	ext := a.start(t, "external", nil)
+	var page struct{ Items []engine.ExternalJob }
+	require.Eventually(t, func() bool {
+		resp, body := send(t, "http://"+b.addr+"/api/v1/jobs/fetch-and-lock", `{"type":"ext.work","worker":"w1","max":5,"lockMs":60000}`, nil)
+		require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+		require.NoError(t, json.Unmarshal(body, &page))
+		return len(page.Items) == 1
+	}, 10*time.Second, 10*time.Millisecond)
+	require.Equal(t, ext, page.Items[0].InstanceID)
+	resp, body = send(t, "http://"+b.addr+"/api/v1/jobs/"+url.PathEscape(page.Items[0].Key)+"/complete", `{"worker":"w1"}`, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	a.waitStatus(t, ext, engine.StatusCompleted)
+
+	// a's webhook, posted to b: its token names its partition, so b
+	// forwards the POST to a.
+	_, _, err = a.eng.Deploy(ctx, engine.DeployRequest{Source: []byte(webhookBPMN)})
+	require.NoError(t, err)
+	hooked := a.start(t, "hooked", nil)
+	a.waitSubscribed(t, hooked)
+	var hv webhookView
+	resp, body = getJSON(t, "http://"+a.addr+"/api/v1/instances/"+hooked)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	require.NoError(t, json.Unmarshal(body, &hv))
+	require.Len(t, hv.Webhooks, 1)
+	resp, body = send(t, "http://"+b.addr+hv.Webhooks[0].URL, `{"status":"paid"}`, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	a.waitStatus(t, hooked, engine.StatusCompleted)
+
+	v := b.cluster(t)
+	require.Equal(t, "b", v.Self)
+	require.Len(t, v.Replicas, 2)
+	for _, r := range v.Replicas {
+		require.True(t, r.Live, r.ID)
+		require.Len(t, r.Partitions, 4, r.ID)
+		require.Equal(t, r.ID == "b", r.Self)
+	}
+	for _, l := range v.Leases {
+		require.Equal(t, slices.Contains(v.Held, l.Partition), l.Here, "partition %d", l.Partition)
+		require.Equal(t, l.Here, l.Owner == "b", "partition %d", l.Partition)
+		require.Contains(t, []string{"a", "b"}, l.Owner, "partition %d", l.Partition)
+	}
+}
+
+// cluster is GET /api/v1/cluster of r.
+func (r *replica) cluster(t *testing.T) api.ClusterView {
+	t.Helper()
+	resp, body := getJSON(t, "http://"+r.addr+"/api/v1/cluster")
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	var v api.ClusterView
+	require.NoError(t, json.Unmarshal(body, &v))
+	return v
+}

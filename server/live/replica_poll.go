@@ -1,0 +1,126 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+// setPollFrom notes where the next poll starts reading.
+func (r *ReplicaSource) setPollFrom(from time.Time) {
+	r.seenMu.Lock()
+	r.pollFrom = from
+	r.seenMu.Unlock()
+}
+
+// pollLoop reads the log every PollInterval (FanoutPollInterval while Redis
+// carries the events), each time from a little before the previous poll.
+func (r *ReplicaSource) pollLoop(ctx context.Context) {
+	from := time.Now().Add(-pollOverlap)
+	r.setPollFrom(from)
+	lastPoll := time.Time{}
+	t := time.NewTicker(r.cfg.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if r.cfg.Fanout() && time.Since(lastPoll) < r.cfg.FanoutPollInterval {
+			continue
+		}
+		started := time.Now()
+		if err := r.poll(ctx, from); err != nil {
+			if ctx.Err() == nil {
+				r.cfg.Logger.Warn("live events: polling the log for other replicas' events", "err", err)
+			}
+			continue // the next poll covers this window too
+		}
+		lastPoll, from = started, started.Add(-pollOverlap)
+		r.setPollFrom(from)
+	}
+}
+
+// poll queues the events of the instances changed after from that this
+// source has not delivered.
+func (r *ReplicaSource) poll(ctx context.Context, from time.Time) error {
+	f := engine.InstanceFilter{UpdatedAfter: from, Limit: pollPage}
+	var found [][]engine.Event
+	for {
+		qctx, cancel := context.WithTimeout(ctx, logTimeout)
+		page, next, err := r.cfg.Log.Instances(qctx, f)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("instances updated after %s: %w", from.Format(time.RFC3339Nano), err)
+		}
+		for _, h := range page {
+			evs, err := r.pollInstance(ctx, h, from)
+			if err != nil {
+				return err
+			}
+			if len(evs) > 0 {
+				found = append(found, evs)
+			}
+		}
+		if next == "" {
+			r.release(ctx, found)
+			return nil
+		}
+		f.Cursor = next
+	}
+}
+
+// release hands the events of one poll to the worker, pollChunk at a time,
+// spread over half the poll interval: all at once, a second's events of a
+// busy definition would fill the send buffers of the clients following it,
+// and the hub would disconnect them as too slow.
+func (r *ReplicaSource) release(ctx context.Context, found [][]engine.Event) {
+	total := 0
+	for _, evs := range found {
+		total += len(evs)
+	}
+	pause := time.Duration(0)
+	if chunks := total / pollChunk; chunks > 1 {
+		pause = r.cfg.PollInterval / 2 / time.Duration(chunks)
+	}
+	n := 0
+	for _, evs := range found {
+		r.enqueue(evs)
+		if n += len(evs); n < pollChunk || pause == 0 {
+			continue
+		}
+		n = 0
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pause):
+		}
+	}
+}
+
+// pollInstance returns the events of the instance whose head is h that
+// this source has not delivered, as far as the log holds them.
+func (r *ReplicaSource) pollInstance(ctx context.Context, h *engine.Snapshot, from time.Time) ([]engine.Event, error) {
+	last, known := r.last(h.ID)
+	if h.Seq <= last {
+		return nil, nil
+	}
+	after, window := last, false
+	if !known && h.Started.Before(from) { // started before the window: only its tail is new
+		after, window = h.Seq-min(h.Seq, pollTail), true
+	}
+	ctx, cancel := context.WithTimeout(ctx, logTimeout)
+	defer cancel()
+	evs, err := r.cfg.Log.Events(ctx, h.ID, after, 0)
+	if err != nil {
+		return nil, fmt.Errorf("events of %s: %w", h.ID, err)
+	}
+	if window {
+		evs = slices.DeleteFunc(evs, func(e engine.Event) bool { return !e.Time.After(from) })
+	}
+	return evs, nil
+}

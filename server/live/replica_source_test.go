@@ -1,0 +1,155 @@
+package live_test
+
+import (
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/store/memstore"
+	"github.com/workflowpp/wfpp/server/live"
+)
+
+// pushSource hands batches to its subscriber when the test says: Redis
+// losing a message, or delivering one twice, on demand.
+type pushSource struct {
+	mu sync.Mutex
+	fn func([]engine.Event)
+}
+
+func (p *pushSource) Subscribe(fn func([]engine.Event)) func() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fn = fn
+	return func() {}
+}
+
+func (p *pushSource) push(evs []engine.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fn(evs)
+}
+
+// ran runs parallel_50.bpmn to its end on an engine of store and returns the
+// instance's logged events.
+func ran(t *testing.T, store engine.Store) []engine.Event {
+	t.Helper()
+	eng, err := engine.New(engine.Config{Store: store, Partitions: 1, NodeWorkers: 1, Unhandled: engine.JobsNoop})
+	require.NoError(t, err)
+	require.NoError(t, eng.Run(t.Context()))
+	t.Cleanup(eng.Close)
+	completed := make(chan string, 1)
+	t.Cleanup(eng.Subscribe(engine.ExporterFunc(func(evs []engine.Event) {
+		for _, ev := range evs {
+			if ev.Type == engine.EventInstanceCompleted {
+				completed <- ev.InstanceID
+			}
+		}
+	})))
+	src, err := os.ReadFile("../../engine/testdata/parallel_50.bpmn")
+	require.NoError(t, err)
+	rec, _, err := eng.Deploy(t.Context(), engine.DeployRequest{Source: src})
+	require.NoError(t, err)
+	snap, _, err := eng.Start(t.Context(), engine.StartRequest{Definition: rec.Key})
+	require.NoError(t, err)
+	select {
+	case id := <-completed:
+		require.Equal(t, snap.ID, id)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the instance did not complete")
+	}
+	evs, err := store.Events(t.Context(), snap.ID, 0, 0)
+	require.NoError(t, err)
+	require.Greater(t, len(evs), 4)
+	return evs
+}
+
+// TestReplicaSourceFillsGapsAndDropsDuplicates: events that skip some of an
+// instance's sequence wait for the missing ones, read from the log; events
+// delivered again are dropped; transient events pass.
+func TestReplicaSourceFillsGapsAndDropsDuplicates(t *testing.T) {
+	t.Parallel()
+	store := memstore.New()
+	logged := ran(t, store)
+	push := &pushSource{}
+	rs, err := live.NewReplicaSource(live.ReplicaConfig{Events: push, Log: store, PollInterval: time.Hour})
+	require.NoError(t, err)
+	t.Cleanup(rs.Close)
+	got := make(chan []engine.Event, 16)
+	rs.Subscribe(func(evs []engine.Event) { got <- evs })
+
+	progress := engine.Event{InstanceID: logged[0].InstanceID, Type: "job.progress"}
+	push.push(logged[:1])
+	push.push(logged[3:]) // 2 and 3 lost on the way
+	push.push(logged[:2]) // a late copy
+	push.push([]engine.Event{progress})
+
+	var seqs []uint64
+	deadline := time.After(10 * time.Second)
+	for len(seqs) < len(logged)+1 {
+		select {
+		case evs := <-got:
+			for _, ev := range evs {
+				seqs = append(seqs, ev.Seq)
+			}
+		case <-deadline:
+			t.Fatalf("got only %v", seqs)
+		}
+	}
+	want := make([]uint64, 0, len(logged)+1)
+	for _, ev := range logged {
+		want = append(want, ev.Seq)
+	}
+	require.Equal(t, append(want, 0), seqs, "every event once, in order, then the transient one")
+
+	late := engine.Event{InstanceID: logged[0].InstanceID, Type: "job.progress", Time: time.Now().Add(-time.Hour)}
+	push.push([]engine.Event{late})
+	<-got
+	require.GreaterOrEqual(t, rs.Lag(), time.Hour, "an event an hour old came")
+}
+
+// TestReplicaSourcePollsTheLog: with nothing pushed, the poll brings an
+// instance's events from the log.
+func TestReplicaSourcePollsTheLog(t *testing.T) {
+	t.Parallel()
+	store := memstore.New()
+	rs, err := live.NewReplicaSource(live.ReplicaConfig{Events: &pushSource{}, Log: store, PollInterval: 5 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(rs.Close)
+	got := make(chan []engine.Event, 64)
+	rs.Subscribe(func(evs []engine.Event) { got <- evs })
+	logged := ran(t, store)
+
+	var seqs []uint64
+	deadline := time.After(10 * time.Second)
+	for len(seqs) < len(logged) {
+		select {
+		case evs := <-got:
+			for _, ev := range evs {
+				require.Equal(t, logged[0].InstanceID, ev.InstanceID)
+				seqs = append(seqs, ev.Seq)
+			}
+		case <-deadline:
+			t.Fatalf("got only %v", seqs)
+		}
+	}
+	want := make([]uint64, 0, len(logged))
+	for _, ev := range logged {
+		want = append(want, ev.Seq)
+	}
+	require.Equal(t, want, seqs)
+}
+
+func TestReplicaSourceConfig(t *testing.T) {
+	t.Parallel()
+	_, err := live.NewReplicaSource(live.ReplicaConfig{})
+	require.ErrorContains(t, err, "Events is required")
+	_, err = live.NewReplicaSource(live.ReplicaConfig{Events: &pushSource{}, PollInterval: -time.Second})
+	require.ErrorContains(t, err, "must not be negative")
+	rs, err := live.NewReplicaSource(live.ReplicaConfig{Events: &pushSource{}})
+	require.NoError(t, err)
+	rs.Close() // never started: nothing to stop
+}
