@@ -316,23 +316,23 @@ func (c *cluster) handBack(ctx context.Context, ids []int) {
 }
 
 // close stops the manager, hands back every partition and leaves the
-// replica list: the other replicas take the partitions at once.
+// replica list: the other replicas take the partitions at once. A second
+// caller (Engine.Close from the Run context's end and from the owner's
+// shutdown, at once) returns only when the first is done, so that nobody
+// closes the store under the hand-back.
 func (c *cluster) close() {
-	first := false
-	c.closeOnce.Do(func() { first = true })
-	if !first {
-		return
-	}
-	close(c.stop)
-	<-c.done
-	ctx := context.Background()
-	c.handBack(ctx, c.heldIDs())
-	c.loading.Wait() // loads end once their partitions are no longer held
-	lctx, cancel := context.WithTimeout(ctx, leaseCallTimeout)
-	defer cancel()
-	if err := c.leases.RemoveReplica(lctx, c.cfg.ReplicaID); err != nil {
-		c.e.cfg.Logger.Warn("leaving the replica list failed; the others see this replica die", "replica", c.cfg.ReplicaID, "err", err)
-	}
+	c.closeOnce.Do(func() {
+		close(c.stop)
+		<-c.done
+		ctx := context.Background()
+		c.handBack(ctx, c.heldIDs())
+		c.loading.Wait() // loads end once their partitions are no longer held
+		lctx, cancel := context.WithTimeout(ctx, leaseCallTimeout)
+		defer cancel()
+		if err := c.leases.RemoveReplica(lctx, c.cfg.ReplicaID); err != nil {
+			c.e.cfg.Logger.Warn("leaving the replica list failed; the others see this replica die", "replica", c.cfg.ReplicaID, "err", err)
+		}
+	})
 }
 
 func (c *cluster) heldLeases() []PartitionLease {
