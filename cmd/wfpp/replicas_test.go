@@ -455,15 +455,27 @@ func (c *replicaCluster) nudge(ctx context.Context, k int, id, order string) (st
 	return fmt.Sprintf("status %s, tokens %v, %d open tasks", inst.Status, at, len(inst.Tasks)), false
 }
 
-// stopAll stops the replicas that still run with SIGINT, each exiting 0.
+// stopAll stops the replicas that still run with SIGINT, each exiting 0
+// and handing its partitions back: none may stay leased to it.
 func (c *replicaCluster) stopAll(t *testing.T) {
 	t.Helper()
-	for _, r := range c.replicas {
+	stopped := map[string]bool{}
+	for i, r := range c.replicas {
 		r.mu.Lock()
 		running := r.cmd != nil
 		r.mu.Unlock()
 		if running {
 			r.stop(t)
+			stopped[fmt.Sprintf("r%d", i+1)] = true
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	now := time.Now()
+	for _, l := range c.leases(ctx) {
+		if stopped[l.Owner] && l.Held(l.Owner, now) {
+			t.Errorf("partition %d still leased to %s until %s after it stopped: not handed back",
+				l.Partition, l.Owner, l.Expires.Format(time.RFC3339Nano))
 		}
 	}
 }
