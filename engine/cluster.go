@@ -232,6 +232,18 @@ func (c *cluster) acquire(ctx context.Context, p int, now time.Time) (*partition
 		_ = c.leases.ReleasePartition(lctx, l) // let another replica try
 		return nil, fmt.Errorf("fencing: %w", err)
 	}
+	// A replica that died between a snapshot and the rest of its commit
+	// left events and projections in the snapshot's redo. UnfinishedIn
+	// writes them; it must before this replica applies a command here: a
+	// command loads its instance by id, without the redo, and its commit
+	// would replace that redo for good (a gap in the log, a task left open).
+	rctx, rcancel := context.WithTimeout(ctx, loadTimeout)
+	err = c.leases.UnfinishedIn(rctx, p, func(*Snapshot) error { return nil })
+	rcancel()
+	if err != nil {
+		_ = c.leases.ReleasePartition(lctx, l)
+		return nil, fmt.Errorf("completing the last owner's commits: %w", err)
+	}
 	c.mu.Lock()
 	c.held[p] = l
 	c.mu.Unlock()
