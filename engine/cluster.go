@@ -139,7 +139,7 @@ func (c *cluster) tick(ctx context.Context) error {
 	// Free partitions are tried from an offset of this replica's own, so
 	// replicas starting together mostly try different ones.
 	first := PartitionOf(c.cfg.ReplicaID, c.cfg.Partitions)
-	var taken []*partition
+	var taken []takenPartition
 	for i := range c.cfg.Partitions {
 		if len(c.heldIDs()) >= share {
 			break
@@ -148,12 +148,12 @@ func (c *cluster) tick(ctx context.Context) error {
 		if l, ok := byPartition[p]; ok && l.Owner != "" && now.Before(l.Expires) {
 			continue // held by a replica, maybe this one
 		}
-		part, err := c.acquire(ctx, p, c.e.clock.Now())
+		part, unfinished, err := c.acquire(ctx, p, c.e.clock.Now())
 		if err != nil {
 			c.e.cfg.Logger.Warn("taking a partition failed", "partition", p, "err", err)
 		}
 		if part != nil {
-			taken = append(taken, part)
+			taken = append(taken, takenPartition{part, unfinished})
 		}
 	}
 	if len(taken) > 0 {
@@ -162,9 +162,9 @@ func (c *cluster) tick(ctx context.Context) error {
 			defer c.loading.Done()
 			c.loadMu.Lock()
 			defer c.loadMu.Unlock()
-			for _, p := range taken {
-				if err := c.load(c.e.ctx, p); err != nil {
-					c.e.cfg.Logger.Warn("loading a partition's instances failed; they load as commands reach them", "partition", p.id, "err", err)
+			for _, t := range taken {
+				if err := c.load(c.e.ctx, t.p, t.unfinished); err != nil {
+					c.e.cfg.Logger.Warn("loading a partition's instances failed; they load as commands reach them", "partition", t.p.id, "err", err)
 				}
 			}
 		}()
@@ -218,65 +218,81 @@ func (c *cluster) renew(ctx context.Context, reachable bool) {
 	}
 }
 
+// takenPartition is a partition just taken, with its unfinished instances
+// as they were stored when it was taken, to be loaded.
+type takenPartition struct {
+	p          *partition
+	unfinished []*Snapshot
+}
+
 // acquire takes partition p if it is free and fences the instances the
-// last owner wrote; it returns the partition's applier if it took it (its
-// instances are to be loaded).
-func (c *cluster) acquire(ctx context.Context, p int, now time.Time) (*partition, error) {
+// last owner wrote; it returns the partition's applier if it took it, with
+// the unfinished instances to load.
+//
+// It reads them (UnfinishedIn, which also completes the last owner's
+// half-done commits from the snapshots' redos) before the partition
+// applies any command: a command loads its instance by id, without the
+// redo, and its commit would replace the redo for good (a gap in the log);
+// and a redo written once commands apply may overwrite their newer task
+// projections (a completed task open again).
+func (c *cluster) acquire(ctx context.Context, p int, now time.Time) (*partition, []*Snapshot, error) {
 	lctx, cancel := context.WithTimeout(ctx, leaseCallTimeout)
 	defer cancel()
 	l, ok, err := c.leases.AcquirePartition(lctx, p, c.cfg.ReplicaID, now, c.cfg.LeaseTTL)
 	if err != nil || !ok {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := c.leases.FencePartition(lctx, p, l.Epoch); err != nil {
 		_ = c.leases.ReleasePartition(lctx, l) // let another replica try
-		return nil, fmt.Errorf("fencing: %w", err)
+		return nil, nil, fmt.Errorf("fencing: %w", err)
 	}
-	// A replica that died between a snapshot and the rest of its commit
-	// left events and projections in the snapshot's redo. UnfinishedIn
-	// writes them; it must before this replica applies a command here: a
-	// command loads its instance by id, without the redo, and its commit
-	// would replace that redo for good (a gap in the log, a task left open).
+	var unfinished []*Snapshot
 	rctx, rcancel := context.WithTimeout(ctx, loadTimeout)
-	err = c.leases.UnfinishedIn(rctx, p, func(*Snapshot) error { return nil })
+	err = c.leases.UnfinishedIn(rctx, p, func(s *Snapshot) error {
+		unfinished = append(unfinished, s)
+		return nil
+	})
 	rcancel()
 	if err != nil {
 		_ = c.leases.ReleasePartition(lctx, l)
-		return nil, fmt.Errorf("completing the last owner's commits: %w", err)
+		return nil, nil, fmt.Errorf("reading its unfinished instances: %w", err)
 	}
 	c.mu.Lock()
 	c.held[p] = l
 	c.mu.Unlock()
 	part := c.e.partitions[p]
 	part.epoch.Store(l.Epoch)
-	return part, nil
+	return part, unfinished, nil
 }
 
-// load brings the unfinished instances of a partition just taken into its
-// applier, as recovery does after a restart.
-func (c *cluster) load(ctx context.Context, p *partition) error {
+// load brings the unfinished instances of a partition just taken (as
+// acquire read them) into its applier, as recovery does after a restart.
+func (c *cluster) load(ctx context.Context, p *partition, unfinished []*Snapshot) error {
 	e := c.e
 	epoch := p.epoch.Load()
 	e.limits.beginRecovery()
 	defer e.limits.endRecovery()
-	return c.leases.UnfinishedIn(ctx, p.id, func(s *Snapshot) error {
+	for _, s := range unfinished {
 		if p.epoch.Load() != epoch { // lost (and maybe taken again, with a load of its own)
 			return e.notOwner(ctx, p.id)
 		}
 		if e.partitionOf(s.ID) != p { // stored with another partition count, or before partitions were stored
 			e.cfg.Logger.Warn("instance stored in the wrong partition: it runs when a command reaches it, its timers do not",
 				"instance_id", s.ID, "stored_partition", s.Partition, "partition", e.partitionOf(s.ID).id)
-			return nil
+			continue
 		}
 		if waitsForItsTrigger(ctx, e, s) {
-			return nil
+			continue
 		}
 		e.recoverLimits(ctx, s)
 		// Without the snapshot: a command may reach the instance before its
 		// load does (the partition applies commands from the moment it is
 		// taken), so the load reads the latest state, not s.
-		return e.submit(ctx, command{kind: cmdLoad, inst: s.ID})
-	})
+		if err := e.submit(ctx, command{kind: cmdLoad, inst: s.ID}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // lose stops applying l's partition at once and has its applier drop what
