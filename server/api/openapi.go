@@ -280,11 +280,11 @@ func apiSchemas() map[string]any {
 		"Cluster": obj(map[string]any{
 			"self": str, "partitions": num, "leaseTtlMs": num, "held": map[string]any{"type": "array", "items": num},
 			"replicas": map[string]any{"type": "array", "items": obj(map[string]any{
-				"id": str, "address": str, "startedAt": tim, "heartbeat": tim, "live": boo, "heartbeatAgeMs": num, "self": boo,
+				"id": str, "address": str, "startedAt": tim, "heartbeat": tim, "live": boo, "heartbeatAgeMs": num, "self": boo, "eventLagMs": num,
 				"partitions": map[string]any{"type": "array", "items": num},
 			}, "id", "address", "heartbeat", "live")},
 			"leases": map[string]any{"type": "array", "items": obj(map[string]any{
-				"partition": num, "owner": str, "epoch": num, "expires": tim, "leased": boo, "here": boo,
+				"partition": num, "owner": str, "epoch": num, "expires": tim, "leased": boo, "here": boo, "unfinished": num,
 			}, "partition", "owner", "epoch", "leased", "here")},
 		}, "self", "partitions", "replicas", "leases", "held"),
 		"Circuit": obj(map[string]any{
