@@ -176,6 +176,9 @@ type timing interface {
 }
 
 func (s *Schedule) timing() (timing, error) {
+	if s.Source == ScheduleSourceBPMN {
+		return s.timerTiming()
+	}
 	loc := time.UTC
 	if s.TimeZone != "" {
 		var err error

@@ -371,13 +371,37 @@ func TestTimerStartEventsAreListedAsSchedules(t *testing.T) {
 	require.Equal(t, "0 2 * * *", v.Cron)
 	require.Len(t, v.Next, 5)
 	require.Equal(t, time.Date(2026, 1, 6, 1, 0, 0, 0, time.UTC), v.Next[0].UTC(), "02:00 in Berlin (CET)")
-	v.Enabled = false
-	_, err = h.e.UpdateSchedule(h.ctx, v.Schedule)
-	require.ErrorIs(t, err, engine.ErrReadOnly)
-	require.ErrorIs(t, h.e.DeleteSchedule(h.ctx, v.ID), engine.ErrReadOnly)
 	one, err := h.e.ScheduleByID(h.ctx, v.ID)
 	require.NoError(t, err)
 	require.Equal(t, v.Next, one.Next)
+
+	// Its timing is the BPMN's; whether it runs is the schedule's.
+	recron := v.Schedule
+	recron.Cron = "0 3 * * *"
+	_, err = h.e.UpdateSchedule(h.ctx, recron)
+	require.ErrorIs(t, err, engine.ErrReadOnly)
+	require.ErrorContains(t, err, `timer start event "at2" of definition "nightly"`)
+	require.ErrorIs(t, h.e.DeleteSchedule(h.ctx, v.ID), engine.ErrReadOnly)
+	off := v.Schedule
+	off.Enabled = false
+	got, err := h.e.UpdateSchedule(h.ctx, off)
+	require.NoError(t, err)
+	require.False(t, got.Enabled)
+	h.advance(24 * time.Hour)
+	page, _, err := h.store.Instances(h.ctx, engine.InstanceFilter{DefinitionKey: "nightly"})
+	require.NoError(t, err)
+	require.Empty(t, page, "disabled: no run")
+
+	// A redeploy keeps it disabled.
+	h.deploySource([]byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0" id="d" targetNamespace="t">
+  <process id="nightly" isExecutable="true">
+    <startEvent id="at2"><timerEventDefinition wf:timeZone="Europe/Berlin"><timeCycle>0 4 * * *</timeCycle></timerEventDefinition></startEvent>
+    <endEvent id="e"/><sequenceFlow id="f" sourceRef="at2" targetRef="e"/></process></definitions>`))
+	again, err := h.e.ScheduleByID(h.ctx, v.ID)
+	require.NoError(t, err)
+	require.Equal(t, "0 4 * * *", again.Cron)
+	require.Equal(t, 2, again.Version)
+	require.False(t, again.Enabled)
 }
 
 // TestGraphTimerTriggerIsASchedule: the graph format's Timer trigger (a

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/workflowpp/wfpp/engine/model"
 )
 
 // scheduler fires the stored schedules. It keeps the next fire time of every
@@ -287,9 +289,11 @@ func (s *scheduler) start(ctx context.Context, sc *Schedule, tick time.Time) (Sc
 	})
 	if err == nil {
 		var snap *Snapshot
-		snap, _, err = s.e.Start(ctx, StartRequest{
-			Definition: sc.DefinitionKey, Version: sc.Version, Variables: vars, RequestID: ScheduleRequestID(sc.ID, tick),
-		})
+		req := StartRequest{Definition: sc.DefinitionKey, Version: sc.Version, Variables: vars, RequestID: ScheduleRequestID(sc.ID, tick)}
+		if sc.Source == ScheduleSourceBPMN { // the timer start event has happened
+			req.StartElement, req.Triggered, req.fired = sc.Element, true, model.TriggerTimer
+		}
+		snap, _, err = s.e.Start(ctx, req)
 		if err == nil {
 			run.InstanceID, run.Status = snap.ID, RunStarted
 			s.mu.Lock()
