@@ -143,7 +143,10 @@ func (sc Schedule) view() ScheduleView {
 	if !sc.NextFire.IsZero() {
 		v.Next = append([]time.Time{sc.NextFire}, sc.ticksAfter(sc.NextFire, scheduleNextShown-1)...)
 	}
-	v.Pending, v.Runs = slices.Clone(sc.Pending), slices.Clone(sc.Runs)
+	// A pending tick with a run recorded started has its instance (or is
+	// getting it): only the others wait.
+	v.Pending = slices.DeleteFunc(slices.Clone(sc.Pending), func(t time.Time) bool { _, ok := sc.startedRun(t); return ok })
+	v.Runs = slices.Clone(sc.Runs)
 	return v
 }
 

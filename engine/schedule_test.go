@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -433,4 +434,60 @@ edges:
 	page, _, err := h.store.Instances(h.ctx, engine.InstanceFilter{DefinitionKey: "sweep"})
 	require.NoError(t, err)
 	require.Len(t, page, 2, "one instance per tick")
+}
+
+// TestScheduleClaimedTickStartsOnceAfterCrash: the claim of a schedule
+// without a cap records its tick's run with the instance's id, and the
+// start uses that id. After a crash between the claim and the start the
+// tick's instance is started under that id; a tick started before the
+// crash is not started again; the next claim takes both out of Pending.
+func TestScheduleClaimedTickStartsOnceAfterCrash(t *testing.T) {
+	t.Parallel()
+	st, clock := memstore.New(), engine.NewVirtualClock(epoch)
+	e := startOn(t, st, clock)
+	ctx := t.Context()
+	_, _, err := e.Deploy(ctx, engine.DeployRequest{Source: quickBPMN})
+	require.NoError(t, err)
+	created, err := e.CreateSchedule(ctx, engine.Schedule{DefinitionKey: "quick", Interval: "PT1M", Enabled: true})
+	require.NoError(t, err)
+	clock.Advance(time.Minute) // tick 1: claimed and started
+	require.NoError(t, e.WaitIdle(ctx))
+	e.Close()
+
+	// A crash right after claiming tick 2.
+	t1, t2 := epoch.Add(time.Minute), epoch.Add(2*time.Minute)
+	const chosen = "0193c7e0-0000-7000-8000-000000000002"
+	sc, err := st.Schedule(ctx, created.ID)
+	require.NoError(t, err)
+	require.Equal(t, []time.Time{t1}, utc(sc.Pending), "tick 1 leaves Pending with the next claim")
+	claimed := sc
+	claimed.Pending = append(slices.Clone(sc.Pending), t2)
+	claimed.Runs = append(slices.Clone(sc.Runs), engine.ScheduleRun{Scheduled: t2, Fired: t2, InstanceID: chosen, Status: engine.RunStarted})
+	claimed.NextFire, claimed.Rev = epoch.Add(3*time.Minute), sc.Rev+1
+	require.NoError(t, st.UpdateSchedule(ctx, claimed, sc.Rev))
+
+	clock.AdvanceTo(t2.Add(10 * time.Second))
+	e = startOn(t, st, clock)
+	require.NoError(t, e.WaitIdle(ctx))
+	_, err = st.Instance(ctx, chosen)
+	require.NoError(t, err, "tick 2 started under the id its claim chose")
+	require.Len(t, instancesOf(t, st, "quick"), 2, "tick 1 not started again")
+	view, err := e.ScheduleByID(ctx, created.ID)
+	require.NoError(t, err)
+	require.Empty(t, view.Pending, "both have their instances")
+
+	clock.Advance(time.Minute) // tick 3
+	require.NoError(t, e.WaitIdle(ctx))
+	sc, err = st.Schedule(ctx, created.ID)
+	require.NoError(t, err)
+	require.Equal(t, []time.Time{epoch.Add(3 * time.Minute)}, utc(sc.Pending))
+	require.Len(t, instancesOf(t, st, "quick"), 3)
+}
+
+func utc(ts []time.Time) []time.Time {
+	out := make([]time.Time, len(ts))
+	for i, t := range ts {
+		out[i] = t.UTC()
+	}
+	return out
 }
