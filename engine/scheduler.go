@@ -61,6 +61,9 @@ func (s *scheduler) run(ctx context.Context) error {
 	}
 	s.e.Subscribe(ExporterFunc(s.export))
 	for _, sc := range all {
+		if s.off(sc) {
+			continue
+		}
 		for _, r := range sc.Runs {
 			if r.Status == RunStarted {
 				s.mu.Lock()
@@ -76,6 +79,12 @@ func (s *scheduler) run(ctx context.Context) error {
 	return nil
 }
 
+// off reports whether a schedule is a timer start event's while they are
+// turned off (Config.NoStartTimers).
+func (s *scheduler) off(sc Schedule) bool {
+	return sc.Source == ScheduleSourceBPMN && s.e.cfg.NoStartTimers
+}
+
 // plan puts a schedule's next tick in the heap, or takes it out.
 func (s *scheduler) plan(sc Schedule) {
 	s.mu.Lock()
@@ -84,7 +93,7 @@ func (s *scheduler) plan(sc Schedule) {
 		heap.Remove(&s.due, old.index)
 		delete(s.byID, sc.ID)
 	}
-	if sc.Enabled && !sc.NextFire.IsZero() {
+	if sc.Enabled && !sc.NextFire.IsZero() && !s.off(sc) {
 		d := &dueEntry{id: sc.ID, at: sc.NextFire}
 		heap.Push(&s.due, d)
 		s.byID[sc.ID] = d
