@@ -491,3 +491,29 @@ func utc(ts []time.Time) []time.Time {
 	}
 	return out
 }
+
+// TestScheduleCreatedElsewhereFiresAfterResync: a schedule created through
+// another engine on the store, which then stops, fires here once this
+// engine has read the schedules again (every engine.ScheduleMisfire/2 for
+// a replica).
+func TestScheduleCreatedElsewhereFiresAfterResync(t *testing.T) {
+	t.Parallel()
+	st, clock := memstore.New(), engine.NewVirtualClock(epoch)
+	ctx := t.Context()
+	here := startOn(t, st, clock)
+	_, _, err := here.Deploy(ctx, engine.DeployRequest{Source: quickBPMN})
+	require.NoError(t, err)
+	there := startOn(t, st, clock)
+	sc, err := there.CreateSchedule(ctx, engine.Schedule{DefinitionKey: "quick", Interval: "PT1M", Enabled: true})
+	require.NoError(t, err)
+	there.Close()
+
+	require.NoError(t, engine.ResyncSchedules(ctx, here))
+	clock.Advance(time.Minute)
+	require.NoError(t, here.WaitIdle(ctx))
+	got, err := here.ScheduleByID(ctx, sc.ID)
+	require.NoError(t, err)
+	require.Len(t, got.Runs, 1)
+	require.Equal(t, engine.RunStarted, got.Runs[0].Status)
+	require.Len(t, instancesOf(t, st, "quick"), 1)
+}

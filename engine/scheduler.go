@@ -76,6 +76,53 @@ func (s *scheduler) run(ctx context.Context) error {
 		}
 		s.plan(sc)
 	}
+	if s.e.cfg.Cluster != nil {
+		s.resyncEvery()
+	}
+	return nil
+}
+
+// scheduleResync is how often a replica reads every schedule again
+// (Config.Cluster): schedules created, changed or deleted through another
+// replica are otherwise known here only from the next Run, and a schedule
+// only a stopped replica knew of would not fire.
+const scheduleResync = ScheduleMisfire / 2
+
+func (s *scheduler) resyncEvery() {
+	s.e.clock.AfterFunc(scheduleResync, func() {
+		if s.e.ctx.Err() != nil {
+			return
+		}
+		if err := s.resync(s.e.ctx); err != nil && !errors.Is(err, context.Canceled) {
+			s.e.cfg.Logger.Error("schedules not read again", "err", err)
+		}
+		s.resyncEvery()
+	})
+}
+
+// resync plans every stored schedule again, from one read of them all,
+// and drops those no longer stored.
+func (s *scheduler) resync(ctx context.Context) error {
+	all, err := s.e.store.Schedules(ctx)
+	if err != nil {
+		return err
+	}
+	stored := make(map[string]bool, len(all))
+	for _, sc := range all {
+		stored[sc.ID] = true
+		s.plan(sc)
+	}
+	s.mu.Lock()
+	var gone []string
+	for id := range s.byID {
+		if !stored[id] {
+			gone = append(gone, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, id := range gone {
+		s.plan(Schedule{ID: id})
+	}
 	return nil
 }
 
