@@ -19,7 +19,9 @@ import (
 // workers, always the same one for the same schedule, so a schedule is never
 // worked on twice at once in this process; the store's guarded writes keep
 // two processes from claiming the same tick. No store query looks for due
-// schedules: each tick costs a read and a write by _id (process).
+// schedules, and a claim starts from the schedule as last planned: each tick
+// costs one write by _id (process), and a read only when another process
+// changed the schedule meanwhile.
 type scheduler struct {
 	e    *Engine
 	seed maphash.Seed
@@ -30,6 +32,7 @@ type scheduler struct {
 	byID    map[string]*dueEntry
 	timer   Timer
 	timerAt time.Time
+	known   map[string]Schedule      // schedule id → the schedule as last planned, to claim without reading it
 	owner   map[string]string        // instance id → schedule id, for runs still going
 	retries map[string]map[int64]int // schedule id → pending tick (unix ms) → failed attempts
 	started map[string][]time.Time   // schedule id → pending ticks whose instance this process started
@@ -42,7 +45,7 @@ const schedulerWorkers = 64
 
 func newScheduler(e *Engine) *scheduler {
 	return &scheduler{
-		e: e, seed: maphash.MakeSeed(), byID: map[string]*dueEntry{},
+		e: e, seed: maphash.MakeSeed(), byID: map[string]*dueEntry{}, known: map[string]Schedule{},
 		owner: map[string]string{}, retries: map[string]map[int64]int{}, started: map[string][]time.Time{},
 	}
 }
@@ -132,13 +135,18 @@ func (s *scheduler) off(sc Schedule) bool {
 	return sc.Source == ScheduleSourceBPMN && s.e.cfg.NoStartTimers
 }
 
-// plan puts a schedule's next tick in the heap, or takes it out.
+// plan puts a schedule's next tick in the heap, or takes it out, and keeps
+// the schedule for its next claim.
 func (s *scheduler) plan(sc Schedule) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old := s.byID[sc.ID]; old != nil {
 		heap.Remove(&s.due, old.index)
 		delete(s.byID, sc.ID)
+	}
+	delete(s.known, sc.ID)
+	if sc.Rev > 0 { // a stored schedule, not one deleted
+		s.known[sc.ID] = sc
 	}
 	if sc.Enabled && !sc.NextFire.IsZero() && !s.off(sc) {
 		d := &dueEntry{id: sc.ID, at: sc.NextFire}
@@ -334,8 +342,15 @@ func (s *scheduler) markStarted(id string, tick time.Time) {
 // the ticks this process started since. It returns the schedule as stored,
 // nil when it is gone or disabled, and the ticks it claimed.
 func (s *scheduler) claim(ctx context.Context, id string) (*Schedule, []time.Time, error) {
+	s.mu.Lock()
+	sc, known := s.known[id] // as this process last stored or read it: a stale one fails the guarded write
+	s.mu.Unlock()
 	for {
-		sc, err := s.e.store.Schedule(ctx, id)
+		var err error
+		if !known {
+			sc, err = s.e.store.Schedule(ctx, id)
+		}
+		known = false
 		if errors.Is(err, ErrNotFound) {
 			s.forget(id, nil)
 			return nil, nil, nil
