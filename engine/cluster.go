@@ -104,6 +104,9 @@ func (c *cluster) tick(ctx context.Context) error {
 	lctx, cancel := context.WithTimeout(ctx, leaseCallTimeout)
 	defer cancel()
 	self := Replica{ID: c.cfg.ReplicaID, Address: c.cfg.Address, Started: c.started, Heartbeat: now}
+	if c.cfg.EventLag != nil {
+		self.EventLagMs = c.cfg.EventLag().Milliseconds()
+	}
 	if err := c.leases.Heartbeat(lctx, self); err != nil {
 		c.renew(ctx, false)
 		return fmt.Errorf("heartbeat: %w", err)
@@ -512,7 +515,14 @@ func (e *Engine) ClusterState(ctx context.Context) (ClusterState, error) {
 		for i := range held {
 			held[i] = i
 		}
-		return ClusterState{Partitions: ClusterPartitionsDefault, Held: held}, nil
+		st := ClusterState{Partitions: ClusterPartitionsDefault, Held: held}
+		if ls, ok := e.store.(LeaseStore); ok {
+			var err error
+			if st.Unfinished, err = ls.UnfinishedCounts(ctx); err != nil {
+				return ClusterState{}, fmt.Errorf("counting unfinished instances: %w", err)
+			}
+		}
+		return st, nil
 	}
 	c := e.cluster
 	replicas, err := c.leases.Replicas(ctx)
@@ -523,5 +533,9 @@ func (e *Engine) ClusterState(ctx context.Context) (ClusterState, error) {
 	if err != nil {
 		return ClusterState{}, fmt.Errorf("reading partition leases: %w", err)
 	}
-	return ClusterState{Self: c.cfg.ReplicaID, Partitions: c.cfg.Partitions, Replicas: replicas, Leases: leases, Held: c.heldIDs()}, nil
+	unfinished, err := c.leases.UnfinishedCounts(ctx)
+	if err != nil {
+		return ClusterState{}, fmt.Errorf("counting unfinished instances: %w", err)
+	}
+	return ClusterState{Self: c.cfg.ReplicaID, Partitions: c.cfg.Partitions, Replicas: replicas, Leases: leases, Held: c.heldIDs(), Unfinished: unfinished}, nil
 }

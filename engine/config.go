@@ -72,7 +72,8 @@ type Config struct {
 	// attributes, value length); zero fields are bpmn's defaults.
 	BPMN bpmn.Options
 	// NoStartTimers turns off the timer start events of deployed definitions
-	// (wfpp run starts its one instance itself).
+	// (wfpp run starts its one instance itself): they get no schedules, and
+	// stored ones do not fire.
 	NoStartTimers bool
 	// Random returns a number in [0,1) for retry jitter; injected for tests.
 	Random func() float64

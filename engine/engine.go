@@ -33,17 +33,16 @@ type Engine struct {
 	seed       maphash.Seed
 	cluster    *cluster // the lease manager with Config.Cluster (cluster.go); nil: every partition is this engine's
 
-	defs        *deployments
-	handlers    *handlerRegistry
-	workers     *workerPools
-	messages    *messageIndex
-	buffer      *messageBuffer // messages published with a TTL that wait for a subscriber
-	external    *externalJobs
-	startTimers startTimers
-	sched       *scheduler      // stored schedules (scheduler.go)
-	limits      *limiter        // caps of running instances (limits.go)
-	progress    *progressBoard  // what running jobs report (progress.go)
-	timings     *versionTimings // how long versions' instances take, for progress estimates
+	defs     *deployments
+	handlers *handlerRegistry
+	workers  *workerPools
+	messages *messageIndex
+	buffer   *messageBuffer // messages published with a TTL that wait for a subscriber
+	external *externalJobs
+	sched    *scheduler      // stored schedules (scheduler.go)
+	limits   *limiter        // caps of running instances (limits.go)
+	progress *progressBoard  // what running jobs report (progress.go)
+	timings  *versionTimings // how long versions' instances take, for progress estimates
 
 	cacheStats stepCacheStats // lookups of the step cache (step_cache.go)
 
@@ -84,7 +83,6 @@ func New(cfg Config) (*Engine, error) {
 	e.buffer = newMessageBuffer(e, cfg.MessageBuffer)
 	e.progress = newProgressBoard(e)
 	e.timings = newVersionTimings(cfg.Store)
-	e.startTimers.byKey = map[string][]Timer{}
 	e.defs = newDeployments(e)
 	e.limits = newLimiter(e)
 	e.sched = newScheduler(e)

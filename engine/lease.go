@@ -42,6 +42,9 @@ type Replica struct {
 	Address   string    `json:"address" bson:"address"` // where other replicas reach its HTTP API: host:port
 	Started   time.Time `json:"startedAt" bson:"started_at"`
 	Heartbeat time.Time `json:"heartbeat" bson:"heartbeat"`
+	// EventLagMs is how late, at its last heartbeat, the events of the
+	// other replicas reached this one's live clients (ClusterConfig.EventLag).
+	EventLagMs int64 `json:"eventLagMs" bson:"event_lag_ms"`
 }
 
 // PartitionLease is who holds one partition, at which epoch, until when.
@@ -93,6 +96,9 @@ type LeaseStore interface {
 	// UnfinishedIn calls fn with every unfinished instance of partition p
 	// (Snapshot.Partition), oldest first; it reads no finished instance.
 	UnfinishedIn(ctx context.Context, p int, fn func(*Snapshot) error) error
+	// UnfinishedCounts counts the unfinished instances of every partition
+	// that has some (the cluster view's "instances waiting").
+	UnfinishedCounts(ctx context.Context) (map[int]int, error)
 }
 
 // NotOwnerError is returned for a command on an instance whose partition
@@ -125,6 +131,9 @@ type ClusterConfig struct {
 	// Leases is where leases live; default the Store, which must implement
 	// LeaseStore.
 	Leases LeaseStore
+	// EventLag, when set, says how late other replicas' events reach this
+	// one's live clients; each heartbeat records it (Replica.EventLagMs).
+	EventLag func() time.Duration
 }
 
 // Peers reaches the other replicas for what crosses partitions. wfpp serve
@@ -147,4 +156,6 @@ type ClusterState struct {
 	Leases     []PartitionLease `json:"leases"`
 	// Held are the partitions this replica applies now.
 	Held []int `json:"held"`
+	// Unfinished counts the unfinished instances per partition.
+	Unfinished map[int]int `json:"unfinished"`
 }

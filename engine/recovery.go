@@ -3,28 +3,17 @@ package engine
 import (
 	"context"
 	"fmt"
-
-	"github.com/workflowpp/wfpp/engine/model"
 )
 
 // recover brings every unfinished instance back after a restart: each is
 // loaded into its applier, which re-arms its timers and subscriptions and
 // runs again the work that was under way (in a cluster, only those of the
-// partitions this replica takes: cluster.load). The default version of each
-// definition gets its timer start events armed again.
+// partitions this replica takes: cluster.load). The schedules of the timer
+// start events are brought in line with the default versions first (a store
+// written by an older version, or a deploy that stopped half-way).
 func (e *Engine) recover(ctx context.Context) error {
-	defaults, err := e.defaultVersions(ctx)
-	if err != nil {
-		return fmt.Errorf("recovering definitions: %w", err)
-	}
-	for _, rec := range defaults {
-		dep, err := e.defs.byID(ctx, rec.ID)
-		if err != nil {
-			return err
-		}
-		if hasTimerStart(dep.def) {
-			e.scheduleStarts(rec, dep.def)
-		}
+	if err := e.syncTimerStarts(ctx, ""); err != nil {
+		return fmt.Errorf("recovering the timer start events: %w", err)
 	}
 	if e.cluster != nil { // instances come back partition by partition, as this replica takes them
 		return e.cluster.start(ctx)
@@ -38,17 +27,4 @@ func (e *Engine) recover(ctx context.Context) error {
 		e.recoverLimits(ctx, s)
 		return e.submit(ctx, command{kind: cmdLoad, inst: s.ID, snap: s})
 	})
-}
-
-func hasTimerStart(def *model.Definition) bool {
-	p := def.Main()
-	if p == nil {
-		return false
-	}
-	for _, s := range p.Starts() {
-		if s.Trigger == model.TriggerTimer {
-			return true
-		}
-	}
-	return false
 }

@@ -14,7 +14,8 @@ import (
 // fixed interval. It lives in the store; the engine's scheduler fires it
 // (scheduler.go). NextFire and Pending make every tick fire exactly once: a
 // tick is claimed by moving it from NextFire into Pending with one guarded
-// write (Rev), and leaves Pending only once its instance exists.
+// write (Rev), and leaves Pending only once its instance exists (for a
+// schedule without a cap, with the next claim: scheduler.process).
 type Schedule struct {
 	ID            string `json:"id" bson:"_id"`
 	DefinitionKey string `json:"definitionKey" bson:"definition_key"`
@@ -176,6 +177,9 @@ type timing interface {
 }
 
 func (s *Schedule) timing() (timing, error) {
+	if s.Source == ScheduleSourceBPMN {
+		return s.timerTiming()
+	}
 	loc := time.UTC
 	if s.TimeZone != "" {
 		var err error

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/workflowpp/wfpp/engine/model"
 )
 
 // ScheduleView is a schedule with its next fire times.
@@ -19,9 +17,6 @@ type ScheduleView struct {
 
 // scheduleNextShown is how many next fire times a ScheduleView holds.
 const scheduleNextShown = 5
-
-// ErrReadOnly: the schedule comes from a definition; change the definition.
-var ErrReadOnly = errors.New("read-only: this schedule is a timer start event of a definition; deploy a changed definition instead")
 
 // CreateSchedule checks and stores a new schedule (source api) and plans its
 // first tick.
@@ -45,15 +40,15 @@ func (e *Engine) CreateSchedule(ctx context.Context, sc Schedule) (ScheduleView,
 // timing or a schedule enabled again fires next after now (ticks while it
 // was disabled do not catch up).
 func (e *Engine) UpdateSchedule(ctx context.Context, sc Schedule) (ScheduleView, error) {
-	if strings.HasPrefix(sc.ID, bpmnSchedulePrefix) {
-		return ScheduleView{}, fmt.Errorf("schedule %s: %w", sc.ID, ErrReadOnly)
-	}
 	old, err := e.store.Schedule(ctx, sc.ID)
 	if err != nil {
 		return ScheduleView{}, fmt.Errorf("schedule %s: %w", sc.ID, err)
 	}
 	if old.Rev != sc.Rev {
 		return ScheduleView{}, fmt.Errorf("schedule %s changed meanwhile: read it again: %w", sc.ID, ErrConflict)
+	}
+	if old.Source == ScheduleSourceBPMN {
+		return e.updateTimerStart(ctx, old, sc)
 	}
 	if err := e.checkSchedule(ctx, &sc); err != nil {
 		return ScheduleView{}, err
@@ -76,7 +71,7 @@ func (e *Engine) UpdateSchedule(ctx context.Context, sc Schedule) (ScheduleView,
 // DeleteSchedule removes a schedule; its instances run on.
 func (e *Engine) DeleteSchedule(ctx context.Context, id string) error {
 	if strings.HasPrefix(id, bpmnSchedulePrefix) {
-		return fmt.Errorf("schedule %s: %w", id, ErrReadOnly)
+		return fmt.Errorf("schedule %s: remove the timer start event from the definition, or disable the schedule: %w", id, ErrReadOnly)
 	}
 	if err := e.store.DeleteSchedule(ctx, id); err != nil {
 		return fmt.Errorf("schedule %s: %w", id, err)
@@ -85,20 +80,8 @@ func (e *Engine) DeleteSchedule(ctx context.Context, id string) error {
 	return nil
 }
 
-// ScheduleByID returns one schedule, stored or of a timer start event.
+// ScheduleByID returns one schedule.
 func (e *Engine) ScheduleByID(ctx context.Context, id string) (ScheduleView, error) {
-	if strings.HasPrefix(id, bpmnSchedulePrefix) {
-		all, err := e.timerStartSchedules(ctx)
-		if err != nil {
-			return ScheduleView{}, err
-		}
-		for _, v := range all {
-			if v.ID == id {
-				return v, nil
-			}
-		}
-		return ScheduleView{}, fmt.Errorf("schedule %s: %w", id, ErrNotFound)
-	}
 	sc, err := e.store.Schedule(ctx, id)
 	if err != nil {
 		return ScheduleView{}, fmt.Errorf("schedule %s: %w", id, err)
@@ -106,8 +89,8 @@ func (e *Engine) ScheduleByID(ctx context.Context, id string) (ScheduleView, err
 	return sc.view(), nil
 }
 
-// Schedules lists the stored schedules and, read-only, the timer start
-// events with a cycle of the default versions (source bpmn).
+// Schedules lists the schedules by id, those of timer start events (source
+// bpmn) among them.
 func (e *Engine) Schedules(ctx context.Context) ([]ScheduleView, error) {
 	stored, err := e.store.Schedules(ctx)
 	if err != nil {
@@ -116,65 +99,6 @@ func (e *Engine) Schedules(ctx context.Context) ([]ScheduleView, error) {
 	out := make([]ScheduleView, 0, len(stored))
 	for _, sc := range stored {
 		out = append(out, sc.view())
-	}
-	timers, err := e.timerStartSchedules(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return append(out, timers...), nil
-}
-
-const bpmnSchedulePrefix = "bpmn:"
-
-// timerStartSchedules shows the cycle timer start events as schedules. They
-// are a view, not records: scheduleStarts fires them, and each firing's
-// request id (version, element, due time) keeps a firing from starting two
-// instances.
-func (e *Engine) timerStartSchedules(ctx context.Context) ([]ScheduleView, error) {
-	if e.cfg.NoStartTimers {
-		return nil, nil
-	}
-	recs, err := e.defaultVersions(ctx) // the versions whose start events are armed
-	if err != nil {
-		return nil, err
-	}
-	now := e.clock.Now()
-	var out []ScheduleView
-	for _, rec := range recs {
-		if !rec.Enabled {
-			continue
-		}
-		dep, err := e.defs.byID(ctx, rec.ID)
-		if err != nil {
-			return nil, err
-		}
-		proc := dep.def.Main()
-		if proc == nil {
-			continue
-		}
-		for _, s := range proc.Starts() {
-			tm := s.Definition(model.TriggerTimer)
-			if tm == nil || tm.Timer == nil || tm.Timer.Kind != model.TimerCycle {
-				continue
-			}
-			v := ScheduleView{Schedule: Schedule{
-				ID: bpmnSchedulePrefix + rec.Key + ":" + tm.ID, DefinitionKey: rec.Key, Version: rec.Version,
-				TimeZone: tm.Timer.TimeZone, Enabled: true, Source: ScheduleSourceBPMN, Element: tm.ID, Created: rec.Deployed,
-				Overlap: OverlapAllow, CatchUp: CatchUpNone,
-			}}
-			if strings.HasPrefix(strings.TrimSpace(tm.Timer.Expr), "R") {
-				v.Interval = tm.Timer.Expr
-			} else {
-				v.Cron = tm.Timer.Expr
-			}
-			if next, err := PreviewTimer(tm.Timer, now, scheduleNextShown); err == nil {
-				v.Next = next
-				if len(next) > 0 {
-					v.NextFire = next[0]
-				}
-			}
-			out = append(out, v)
-		}
 	}
 	return out, nil
 }
@@ -219,7 +143,10 @@ func (sc Schedule) view() ScheduleView {
 	if !sc.NextFire.IsZero() {
 		v.Next = append([]time.Time{sc.NextFire}, sc.ticksAfter(sc.NextFire, scheduleNextShown-1)...)
 	}
-	v.Pending, v.Runs = slices.Clone(sc.Pending), slices.Clone(sc.Runs)
+	// A pending tick with a run recorded started has its instance (or is
+	// getting it): only the others wait.
+	v.Pending = slices.DeleteFunc(slices.Clone(sc.Pending), func(t time.Time) bool { _, ok := sc.startedRun(t); return ok })
+	v.Runs = slices.Clone(sc.Runs)
 	return v
 }
 

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -371,13 +372,37 @@ func TestTimerStartEventsAreListedAsSchedules(t *testing.T) {
 	require.Equal(t, "0 2 * * *", v.Cron)
 	require.Len(t, v.Next, 5)
 	require.Equal(t, time.Date(2026, 1, 6, 1, 0, 0, 0, time.UTC), v.Next[0].UTC(), "02:00 in Berlin (CET)")
-	v.Enabled = false
-	_, err = h.e.UpdateSchedule(h.ctx, v.Schedule)
-	require.ErrorIs(t, err, engine.ErrReadOnly)
-	require.ErrorIs(t, h.e.DeleteSchedule(h.ctx, v.ID), engine.ErrReadOnly)
 	one, err := h.e.ScheduleByID(h.ctx, v.ID)
 	require.NoError(t, err)
 	require.Equal(t, v.Next, one.Next)
+
+	// Its timing is the BPMN's; whether it runs is the schedule's.
+	recron := v.Schedule
+	recron.Cron = "0 3 * * *"
+	_, err = h.e.UpdateSchedule(h.ctx, recron)
+	require.ErrorIs(t, err, engine.ErrReadOnly)
+	require.ErrorContains(t, err, `timer start event "at2" of definition "nightly"`)
+	require.ErrorIs(t, h.e.DeleteSchedule(h.ctx, v.ID), engine.ErrReadOnly)
+	off := v.Schedule
+	off.Enabled = false
+	got, err := h.e.UpdateSchedule(h.ctx, off)
+	require.NoError(t, err)
+	require.False(t, got.Enabled)
+	h.advance(24 * time.Hour)
+	page, _, err := h.store.Instances(h.ctx, engine.InstanceFilter{DefinitionKey: "nightly"})
+	require.NoError(t, err)
+	require.Empty(t, page, "disabled: no run")
+
+	// A redeploy keeps it disabled.
+	h.deploySource([]byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0" id="d" targetNamespace="t">
+  <process id="nightly" isExecutable="true">
+    <startEvent id="at2"><timerEventDefinition wf:timeZone="Europe/Berlin"><timeCycle>0 4 * * *</timeCycle></timerEventDefinition></startEvent>
+    <endEvent id="e"/><sequenceFlow id="f" sourceRef="at2" targetRef="e"/></process></definitions>`))
+	again, err := h.e.ScheduleByID(h.ctx, v.ID)
+	require.NoError(t, err)
+	require.Equal(t, "0 4 * * *", again.Cron)
+	require.Equal(t, 2, again.Version)
+	require.False(t, again.Enabled)
 }
 
 // TestGraphTimerTriggerIsASchedule: the graph format's Timer trigger (a
@@ -409,4 +434,86 @@ edges:
 	page, _, err := h.store.Instances(h.ctx, engine.InstanceFilter{DefinitionKey: "sweep"})
 	require.NoError(t, err)
 	require.Len(t, page, 2, "one instance per tick")
+}
+
+// TestScheduleClaimedTickStartsOnceAfterCrash: the claim of a schedule
+// without a cap records its tick's run with the instance's id, and the
+// start uses that id. After a crash between the claim and the start the
+// tick's instance is started under that id; a tick started before the
+// crash is not started again; the next claim takes both out of Pending.
+func TestScheduleClaimedTickStartsOnceAfterCrash(t *testing.T) {
+	t.Parallel()
+	st, clock := memstore.New(), engine.NewVirtualClock(epoch)
+	e := startOn(t, st, clock)
+	ctx := t.Context()
+	_, _, err := e.Deploy(ctx, engine.DeployRequest{Source: quickBPMN})
+	require.NoError(t, err)
+	created, err := e.CreateSchedule(ctx, engine.Schedule{DefinitionKey: "quick", Interval: "PT1M", Enabled: true})
+	require.NoError(t, err)
+	clock.Advance(time.Minute) // tick 1: claimed and started
+	require.NoError(t, e.WaitIdle(ctx))
+	e.Close()
+
+	// A crash right after claiming tick 2.
+	t1, t2 := epoch.Add(time.Minute), epoch.Add(2*time.Minute)
+	const chosen = "0193c7e0-0000-7000-8000-000000000002"
+	sc, err := st.Schedule(ctx, created.ID)
+	require.NoError(t, err)
+	require.Equal(t, []time.Time{t1}, utc(sc.Pending), "tick 1 leaves Pending with the next claim")
+	claimed := sc
+	claimed.Pending = append(slices.Clone(sc.Pending), t2)
+	claimed.Runs = append(slices.Clone(sc.Runs), engine.ScheduleRun{Scheduled: t2, Fired: t2, InstanceID: chosen, Status: engine.RunStarted})
+	claimed.NextFire, claimed.Rev = epoch.Add(3*time.Minute), sc.Rev+1
+	require.NoError(t, st.UpdateSchedule(ctx, claimed, sc.Rev))
+
+	clock.AdvanceTo(t2.Add(10 * time.Second))
+	e = startOn(t, st, clock)
+	require.NoError(t, e.WaitIdle(ctx))
+	_, err = st.Instance(ctx, chosen)
+	require.NoError(t, err, "tick 2 started under the id its claim chose")
+	require.Len(t, instancesOf(t, st, "quick"), 2, "tick 1 not started again")
+	view, err := e.ScheduleByID(ctx, created.ID)
+	require.NoError(t, err)
+	require.Empty(t, view.Pending, "both have their instances")
+
+	clock.Advance(time.Minute) // tick 3
+	require.NoError(t, e.WaitIdle(ctx))
+	sc, err = st.Schedule(ctx, created.ID)
+	require.NoError(t, err)
+	require.Equal(t, []time.Time{epoch.Add(3 * time.Minute)}, utc(sc.Pending))
+	require.Len(t, instancesOf(t, st, "quick"), 3)
+}
+
+func utc(ts []time.Time) []time.Time {
+	out := make([]time.Time, len(ts))
+	for i, t := range ts {
+		out[i] = t.UTC()
+	}
+	return out
+}
+
+// TestScheduleCreatedElsewhereFiresAfterResync: a schedule created through
+// another engine on the store, which then stops, fires here once this
+// engine has read the schedules again (every engine.ScheduleMisfire/2 for
+// a replica).
+func TestScheduleCreatedElsewhereFiresAfterResync(t *testing.T) {
+	t.Parallel()
+	st, clock := memstore.New(), engine.NewVirtualClock(epoch)
+	ctx := t.Context()
+	here := startOn(t, st, clock)
+	_, _, err := here.Deploy(ctx, engine.DeployRequest{Source: quickBPMN})
+	require.NoError(t, err)
+	there := startOn(t, st, clock)
+	sc, err := there.CreateSchedule(ctx, engine.Schedule{DefinitionKey: "quick", Interval: "PT1M", Enabled: true})
+	require.NoError(t, err)
+	there.Close()
+
+	require.NoError(t, engine.ResyncSchedules(ctx, here))
+	clock.Advance(time.Minute)
+	require.NoError(t, here.WaitIdle(ctx))
+	got, err := here.ScheduleByID(ctx, sc.ID)
+	require.NoError(t, err)
+	require.Len(t, got.Runs, 1)
+	require.Equal(t, engine.RunStarted, got.Runs[0].Status)
+	require.Len(t, instancesOf(t, st, "quick"), 1)
 }

@@ -9,14 +9,19 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/workflowpp/wfpp/engine/model"
 )
 
 // scheduler fires the stored schedules. It keeps the next fire time of every
 // enabled schedule in an in-memory heap, rebuilt from the store at Run, and
-// one clock timer for the earliest. A due schedule goes to one of a few
+// one clock timer for the earliest. A due schedule goes to one of the
 // workers, always the same one for the same schedule, so a schedule is never
 // worked on twice at once in this process; the store's guarded writes keep
-// two processes from claiming the same tick.
+// two processes from claiming the same tick. No store query looks for due
+// schedules, and a claim starts from the schedule as last planned: each tick
+// costs one write by _id (process), and a read only when another process
+// changed the schedule meanwhile.
 type scheduler struct {
 	e    *Engine
 	seed maphash.Seed
@@ -27,15 +32,22 @@ type scheduler struct {
 	byID    map[string]*dueEntry
 	timer   Timer
 	timerAt time.Time
+	known   map[string]Schedule      // schedule id → the schedule as last planned, to claim without reading it
 	owner   map[string]string        // instance id → schedule id, for runs still going
 	retries map[string]map[int64]int // schedule id → pending tick (unix ms) → failed attempts
+	started map[string][]time.Time   // schedule id → pending ticks whose instance this process started
 }
 
-// schedulerWorkers is how many schedules start instances at once.
-const schedulerWorkers = 4
+// schedulerWorkers is how many schedules start instances at once. Starts
+// under way together share the store's commits, so a tick when thousands of
+// schedules are due goes in a few dozen commits rather than thousands.
+const schedulerWorkers = 64
 
 func newScheduler(e *Engine) *scheduler {
-	return &scheduler{e: e, seed: maphash.MakeSeed(), byID: map[string]*dueEntry{}, owner: map[string]string{}, retries: map[string]map[int64]int{}}
+	return &scheduler{
+		e: e, seed: maphash.MakeSeed(), byID: map[string]*dueEntry{}, known: map[string]Schedule{},
+		owner: map[string]string{}, retries: map[string]map[int64]int{}, started: map[string][]time.Time{},
+	}
 }
 
 // run loads the schedules and starts the workers.
@@ -52,6 +64,9 @@ func (s *scheduler) run(ctx context.Context) error {
 	}
 	s.e.Subscribe(ExporterFunc(s.export))
 	for _, sc := range all {
+		if s.off(sc) {
+			continue
+		}
 		for _, r := range sc.Runs {
 			if r.Status == RunStarted {
 				s.mu.Lock()
@@ -64,10 +79,64 @@ func (s *scheduler) run(ctx context.Context) error {
 		}
 		s.plan(sc)
 	}
+	if s.e.cfg.Cluster != nil {
+		s.resyncEvery()
+	}
 	return nil
 }
 
-// plan puts a schedule's next tick in the heap, or takes it out.
+// scheduleResync is how often a replica reads every schedule again
+// (Config.Cluster): schedules created, changed or deleted through another
+// replica are otherwise known here only from the next Run, and a schedule
+// only a stopped replica knew of would not fire.
+const scheduleResync = ScheduleMisfire / 2
+
+func (s *scheduler) resyncEvery() {
+	s.e.clock.AfterFunc(scheduleResync, func() {
+		if s.e.ctx.Err() != nil {
+			return
+		}
+		if err := s.resync(s.e.ctx); err != nil && !errors.Is(err, context.Canceled) {
+			s.e.cfg.Logger.Error("schedules not read again", "err", err)
+		}
+		s.resyncEvery()
+	})
+}
+
+// resync plans every stored schedule again, from one read of them all,
+// and drops those no longer stored.
+func (s *scheduler) resync(ctx context.Context) error {
+	all, err := s.e.store.Schedules(ctx)
+	if err != nil {
+		return err
+	}
+	stored := make(map[string]bool, len(all))
+	for _, sc := range all {
+		stored[sc.ID] = true
+		s.plan(sc)
+	}
+	s.mu.Lock()
+	var gone []string
+	for id := range s.byID {
+		if !stored[id] {
+			gone = append(gone, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, id := range gone {
+		s.plan(Schedule{ID: id})
+	}
+	return nil
+}
+
+// off reports whether a schedule is a timer start event's while they are
+// turned off (Config.NoStartTimers).
+func (s *scheduler) off(sc Schedule) bool {
+	return sc.Source == ScheduleSourceBPMN && s.e.cfg.NoStartTimers
+}
+
+// plan puts a schedule's next tick in the heap, or takes it out, and keeps
+// the schedule for its next claim.
 func (s *scheduler) plan(sc Schedule) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -75,7 +144,11 @@ func (s *scheduler) plan(sc Schedule) {
 		heap.Remove(&s.due, old.index)
 		delete(s.byID, sc.ID)
 	}
-	if sc.Enabled && !sc.NextFire.IsZero() {
+	delete(s.known, sc.ID)
+	if sc.Rev > 0 { // a stored schedule, not one deleted
+		s.known[sc.ID] = sc
+	}
+	if sc.Enabled && !sc.NextFire.IsZero() && !s.off(sc) {
 		d := &dueEntry{id: sc.ID, at: sc.NextFire}
 		heap.Push(&s.due, d)
 		s.byID[sc.ID] = d
@@ -159,15 +232,45 @@ func (s *scheduler) worker(ch chan string) {
 }
 
 // process claims the due ticks of a schedule and starts their instances.
+//
+// A schedule without a cap on its runs costs one write per tick: the claim
+// records each tick's run, with the id its instance will have, and the
+// instance is then started under that id, so a start repeated (after a
+// crash, or by another process finding the tick pending) finds the instance
+// there rather than making a second. The tick leaves Pending with the next
+// claim. A capped schedule decides at start whether a tick runs, is skipped
+// or waits, and records the outcome with a second write (settle).
 func (s *scheduler) process(ctx context.Context, id string) error {
-	sc, err := s.claim(ctx, id)
+	sc, fresh, err := s.claim(ctx, id)
 	if err != nil || sc == nil {
 		return err
 	}
 	defer func() { s.plan(*sc) }()
-	for len(sc.Pending) > 0 {
-		tick := sc.Pending[0]
-		if sc.MaxConcurrentRuns > 0 && sc.Overlap != OverlapAllow {
+	for _, tick := range slices.Clone(sc.Pending) {
+		if s.wasStarted(sc.ID, tick) {
+			continue
+		}
+		if pre, ok := sc.startedRun(tick); ok {
+			if !slices.ContainsFunc(fresh, tick.Equal) && s.exists(ctx, pre.InstanceID) {
+				s.markStarted(sc.ID, tick) // an earlier run of this or another process started it
+				continue
+			}
+			retried := s.failedBefore(sc.ID, tick)
+			run, retryIn := s.start(ctx, sc, tick, pre.InstanceID)
+			if retryIn != 0 {
+				s.retryAfter(sc.ID, retryIn)
+				return nil
+			}
+			if run.Status == RunStarted && !retried { // as recorded: nothing to write
+				s.markStarted(sc.ID, tick)
+				continue
+			}
+			if err := s.settle(ctx, sc, tick, run); err != nil {
+				return err
+			}
+			continue
+		}
+		if sc.capped() {
 			if running := s.running(ctx, sc); running >= sc.MaxConcurrentRuns {
 				if sc.Overlap == OverlapQueue {
 					return nil // the tick waits in Pending until a run ends (export)
@@ -178,7 +281,7 @@ func (s *scheduler) process(ctx context.Context, id string) error {
 				continue
 			}
 		}
-		run, retryIn := s.start(ctx, sc, tick)
+		run, retryIn := s.start(ctx, sc, tick, "")
 		if retryIn != 0 {
 			s.retryAfter(sc.ID, retryIn)
 			return nil
@@ -190,33 +293,87 @@ func (s *scheduler) process(ctx context.Context, id string) error {
 	return nil
 }
 
+// capped reports whether a tick may have to wait or be skipped for the
+// runs still going.
+func (sc *Schedule) capped() bool { return sc.MaxConcurrentRuns > 0 && sc.Overlap != OverlapAllow }
+
+// startedRun is the run recorded started for a pending tick: its claim
+// chose the instance's id (process).
+func (sc *Schedule) startedRun(tick time.Time) (ScheduleRun, bool) {
+	for _, r := range sc.Runs {
+		if r.Status == RunStarted && r.Scheduled.Equal(tick) {
+			return r, true
+		}
+	}
+	return ScheduleRun{}, false
+}
+
+// exists reports whether an instance is stored; unknown counts as yes, so
+// that nothing starts twice.
+func (s *scheduler) exists(ctx context.Context, id string) bool {
+	_, err := s.e.store.Instance(ctx, id)
+	return !errors.Is(err, ErrNotFound)
+}
+
+// failedBefore reports whether starting a tick failed before, so its run
+// as recorded at the claim no longer says when it fired.
+func (s *scheduler) failedBefore(id string, tick time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.retries[id][tick.UnixMilli()] > 0
+}
+
+func (s *scheduler) wasStarted(id string, tick time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.ContainsFunc(s.started[id], tick.Equal)
+}
+
+func (s *scheduler) markStarted(id string, tick time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.started[id] = append(s.started[id], tick)
+}
+
 // claim moves the ticks due by now from NextFire into Pending with one
 // guarded write, applying the catch-up policy to ticks missed during an
-// outage. It returns the schedule as stored, nil when it is gone or disabled.
-func (s *scheduler) claim(ctx context.Context, id string) (*Schedule, error) {
+// outage; for a schedule without a cap it records their runs as started,
+// with their instances' ids (process). The same write takes out of Pending
+// the ticks this process started since. It returns the schedule as stored,
+// nil when it is gone or disabled, and the ticks it claimed.
+func (s *scheduler) claim(ctx context.Context, id string) (*Schedule, []time.Time, error) {
+	s.mu.Lock()
+	sc, known := s.known[id] // as this process last stored or read it: a stale one fails the guarded write
+	s.mu.Unlock()
 	for {
-		sc, err := s.e.store.Schedule(ctx, id)
+		var err error
+		if !known {
+			sc, err = s.e.store.Schedule(ctx, id)
+		}
+		known = false
 		if errors.Is(err, ErrNotFound) {
-			return nil, nil
+			s.forget(id, nil)
+			return nil, nil, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !sc.Enabled {
-			return nil, nil
+			return nil, nil, nil
 		}
 		now := s.e.clock.Now()
 		if sc.NextFire.IsZero() || sc.NextFire.After(now) {
-			return &sc, nil // nothing new is due: work on what is pending
+			return &sc, nil, nil // nothing new is due: work on what is pending
 		}
 		next := sc
-		next.Pending = slices.Clone(sc.Pending)
+		settled := slices.DeleteFunc(slices.Clone(sc.Pending), func(t time.Time) bool { return !s.wasStarted(id, t) })
+		next.Pending = slices.DeleteFunc(slices.Clone(sc.Pending), func(t time.Time) bool { return s.wasStarted(id, t) })
 		next.Runs = slices.Clone(sc.Runs)
 		tm, err := sc.timing()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		var missed []time.Time
+		var missed, onTime []time.Time
 		t := sc.NextFire
 		for ; !t.IsZero() && !t.After(now); t = sc.nextTick(tm, t) {
 			if now.Sub(t) > ScheduleMisfire {
@@ -225,25 +382,54 @@ func (s *scheduler) claim(ctx context.Context, id string) (*Schedule, error) {
 					missed = missed[1:]
 				}
 			} else {
-				next.Pending = append(next.Pending, t)
+				onTime = append(onTime, t)
 			}
 		}
-		run := sc.catchUp(missed)
+		fresh := append(sc.catchUp(missed), onTime...)
 		for _, m := range missed {
-			if !slices.Contains(run, m) {
+			if !slices.Contains(fresh, m) {
 				next.Runs = appendRun(next.Runs, ScheduleRun{Scheduled: m, Fired: now, Status: RunSkipped, Error: "missed while no scheduler ran (catchUp " + string(sc.catchUpPolicy()) + ")"})
 			}
 		}
-		next.Pending = append(run, next.Pending...)
+		if !sc.capped() {
+			for _, tick := range fresh {
+				// In a cluster, an id in a partition this replica holds,
+				// so that it starts the instance itself.
+				inst, err := s.e.newInstanceID(ctx)
+				if err != nil {
+					return nil, nil, err
+				}
+				next.Runs = appendRun(next.Runs, ScheduleRun{Scheduled: tick, Fired: now, InstanceID: inst, Status: RunStarted})
+			}
+		}
+		next.Pending = append(next.Pending, fresh...)
 		next.NextFire = t
 		next.Rev, next.Updated = sc.Rev+1, now
 		switch err := s.e.store.UpdateSchedule(ctx, next, sc.Rev); {
 		case errors.Is(err, ErrConflict):
 			continue // changed meanwhile (an edit, another replica's claim): look again
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		}
-		return &next, nil
+		s.forget(id, settled)
+		return &next, fresh, nil
+	}
+}
+
+// forget drops ticks from the ones this process started (nil: all of the
+// schedule's), once no stored Pending holds them.
+func (s *scheduler) forget(id string, ticks []time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ticks == nil {
+		delete(s.started, id)
+		return
+	}
+	left := slices.DeleteFunc(s.started[id], func(t time.Time) bool { return slices.ContainsFunc(ticks, t.Equal) })
+	if len(left) == 0 {
+		delete(s.started, id)
+	} else {
+		s.started[id] = left
 	}
 }
 
@@ -275,11 +461,13 @@ func (sc *Schedule) catchUp(missed []time.Time) []time.Time {
 	return nil
 }
 
-// start starts the instance of one tick. The request id is made of the
-// schedule and the tick, so starting a tick again (after a crash between the
-// claim and the start, or a retry) returns the instance the first start made.
-// A failure the retry policy retries returns how long to wait.
-func (s *scheduler) start(ctx context.Context, sc *Schedule, tick time.Time) (ScheduleRun, time.Duration) {
+// start starts the instance of one tick: under the id its claim chose
+// (instanceID), where an instance already there is the tick's; or, for a
+// capped schedule, with a request id made of the schedule and the tick, so
+// starting a tick again (after a crash between the claim and the settle, or
+// a retry) returns the instance the first start made. A failure the retry
+// policy retries returns how long to wait.
+func (s *scheduler) start(ctx context.Context, sc *Schedule, tick time.Time, instanceID string) (ScheduleRun, time.Duration) {
 	now := s.e.clock.Now()
 	run := ScheduleRun{Scheduled: tick, Fired: now}
 	vars, err := renderTemplate(sc.Vars, map[string]any{
@@ -287,9 +475,18 @@ func (s *scheduler) start(ctx context.Context, sc *Schedule, tick time.Time) (Sc
 	})
 	if err == nil {
 		var snap *Snapshot
-		snap, _, err = s.e.Start(ctx, StartRequest{
-			Definition: sc.DefinitionKey, Version: sc.Version, Variables: vars, RequestID: ScheduleRequestID(sc.ID, tick),
-		})
+		req := StartRequest{Definition: sc.DefinitionKey, Version: sc.Version, Variables: vars, id: instanceID}
+		if instanceID == "" {
+			req.RequestID = ScheduleRequestID(sc.ID, tick)
+		}
+		if sc.Source == ScheduleSourceBPMN { // the timer start event has happened
+			req.StartElement, req.Triggered, req.fired = sc.Element, true, model.TriggerTimer
+		}
+		snap, _, err = s.e.Start(ctx, req)
+		if instanceID != "" && (errors.Is(err, ErrDuplicate) || errors.Is(err, ErrConflict)) {
+			run.InstanceID, run.Status = instanceID, RunStarted // started before
+			return run, 0
+		}
 		if err == nil {
 			run.InstanceID, run.Status = snap.ID, RunStarted
 			s.mu.Lock()
@@ -342,7 +539,7 @@ func (s *scheduler) settle(ctx context.Context, sc *Schedule, tick time.Time, ru
 	for {
 		next := *sc
 		next.Pending = slices.DeleteFunc(slices.Clone(sc.Pending), tick.Equal)
-		next.Runs = appendRun(slices.Clone(sc.Runs), run)
+		next.Runs = appendRun(slices.DeleteFunc(slices.Clone(sc.Runs), func(r ScheduleRun) bool { return r.Scheduled.Equal(tick) }), run)
 		next.Rev, next.Updated = sc.Rev+1, s.e.clock.Now()
 		err := s.e.store.UpdateSchedule(ctx, next, sc.Rev)
 		if err == nil {

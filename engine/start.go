@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/workflowpp/wfpp/engine/model"
@@ -257,68 +256,6 @@ func startName(s *model.Node) string {
 	return ""
 }
 
-// scheduleStarts arms the timer start events of a newly deployed version,
-// replacing the schedule of the version before it. Each firing starts an
-// instance with a request id made of the version, event and due time, so a
-// firing repeated after a restart starts nothing twice.
-func (e *Engine) scheduleStarts(rec DefinitionRecord, def *model.Definition) {
-	if e.cfg.NoStartTimers {
-		return
-	}
-	e.startTimers.mu.Lock()
-	defer e.startTimers.mu.Unlock()
-	e.stopStartTimers(rec.Key)
-	proc := def.Main()
-	if proc == nil {
-		return
-	}
-	for _, s := range proc.Starts() {
-		if tm := s.Definition(model.TriggerTimer); tm != nil && tm.Timer != nil {
-			e.armStartTimer(rec, tm, e.clock.Now(), -2) // a multiple start's timer has the start's id
-		}
-	}
-}
-
-// unscheduleStarts stops the timer start events of key.
-func (e *Engine) unscheduleStarts(key string) {
-	e.startTimers.mu.Lock()
-	defer e.startTimers.mu.Unlock()
-	e.stopStartTimers(key)
-}
-
-// stopStartTimers stops the timers of key; under startTimers.mu.
-func (e *Engine) stopStartTimers(key string) {
-	for _, t := range e.startTimers.byKey[key] {
-		t.Stop()
-	}
-	delete(e.startTimers.byKey, key)
-}
-
-// armStartTimer arms the next firing of start event s after from; repeat
-// counts the firings left (-1 forever, -2 not known yet).
-func (e *Engine) armStartTimer(rec DefinitionRecord, s *model.Node, from time.Time, repeat int) {
-	due, next, err := startDue(s.Timer, from, repeat)
-	if err != nil {
-		e.cfg.Logger.Error("timer start event cannot be scheduled", "definition_id", rec.ID, "element_id", s.ID, "err", err)
-		return
-	}
-	if due.IsZero() {
-		return
-	}
-	t := e.clock.AfterFunc(due.Sub(e.clock.Now()), func() {
-		reqID := fmt.Sprintf("timer:%s:%s:%d", rec.ID, s.ID, due.UnixMilli())
-		if _, _, err := e.Start(e.ctx, StartRequest{Definition: rec.Key, Version: rec.Version, StartElement: s.ID, RequestID: reqID, Triggered: true, fired: model.TriggerTimer}); err != nil {
-			e.cfg.Logger.Error("timer start failed", "definition_id", rec.ID, "element_id", s.ID, "err", err)
-		}
-		if next != 0 {
-			e.startTimers.mu.Lock()
-			defer e.startTimers.mu.Unlock()
-			e.armStartTimer(rec, s, due, next)
-		}
-	})
-	e.startTimers.byKey[rec.Key] = append(e.startTimers.byKey[rec.Key], t)
-}
-
 // startDue returns when a timer start event fires next and how many firings
 // remain after it (0: none).
 func startDue(t *model.Timer, from time.Time, repeat int) (time.Time, int, error) {
@@ -351,12 +288,6 @@ func startDue(t *model.Timer, from time.Time, repeat int) (time.Time, int, error
 		left = -1
 	}
 	return c.next(from), left, nil
-}
-
-// startTimers holds the armed timer start events per definition key.
-type startTimers struct {
-	mu    sync.Mutex
-	byKey map[string][]Timer
 }
 
 func startID(n *model.Node) string {

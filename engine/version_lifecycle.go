@@ -156,23 +156,10 @@ func (e *Engine) fallBackFrom(ctx context.Context, key string, v int, user, reas
 	return e.defaultMoved(ctx, key)
 }
 
-// defaultMoved gives the timer start events of key to its default version
-// (none: they stop).
+// defaultMoved gives the schedules of the timer start events of key to its
+// default version (none: they are deleted).
 func (e *Engine) defaultMoved(ctx context.Context, key string) error {
-	rec, err := e.DefaultVersion(ctx, key)
-	if errors.Is(err, ErrNoDefaultVersion) {
-		e.unscheduleStarts(key)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	dep, err := e.defs.byID(ctx, rec.ID)
-	if err != nil {
-		return err
-	}
-	e.scheduleStarts(dep.rec, dep.def)
-	return nil
+	return e.syncTimerStarts(ctx, key)
 }
 
 // refresh keeps a cached version's record up to date after a change of

@@ -29,7 +29,8 @@ func TestClusterReplicasAnswerForEachOther(t *testing.T) {
 	inCluster := func(id, addr string) func(*engine.Config) {
 		return func(c *engine.Config) {
 			c.Store = shared
-			c.Cluster = &engine.ClusterConfig{ReplicaID: id, Address: addr, Partitions: 8, LeaseTTL: 3 * time.Second}
+			c.Cluster = &engine.ClusterConfig{ReplicaID: id, Address: addr, Partitions: 8, LeaseTTL: 3 * time.Second,
+				EventLag: func() time.Duration { return time.Duration(len(id)) * 250 * time.Millisecond }}
 		}
 	}
 	a := startReplica(t, "a", lnA, shared, "", nil, inCluster("a", lnA.Addr().String()))
@@ -44,6 +45,12 @@ func TestClusterReplicasAnswerForEachOther(t *testing.T) {
 	byKey := a.start(t, "message_correlation", map[string]any{"orderId": "o-2"})
 	a.waitSubscribed(t, byID)
 	a.waitSubscribed(t, byKey)
+	waiting := 0
+	for _, l := range b.cluster(t).Leases {
+		require.True(t, l.Unfinished == 0 || l.Owner == "a", "partition %d: only a's instances wait", l.Partition)
+		waiting += l.Unfinished
+	}
+	require.Equal(t, 2, waiting, "the cluster view counts the instances that wait")
 
 	// b holds neither instance: the message for one by id is forwarded to a.
 	_, err := b.eng.CorrelateHere(ctx, engine.Message{Name: "payment", CorrelationKey: "o-1", InstanceID: byID})
@@ -103,6 +110,7 @@ func TestClusterReplicasAnswerForEachOther(t *testing.T) {
 		require.True(t, r.Live, r.ID)
 		require.Len(t, r.Partitions, 4, r.ID)
 		require.Equal(t, r.ID == "b", r.Self)
+		require.Equal(t, int64(250), r.EventLagMs, "%s's heartbeat says how late its live events are", r.ID)
 	}
 	for _, l := range v.Leases {
 		require.Equal(t, slices.Contains(v.Held, l.Partition), l.Here, "partition %d", l.Partition)

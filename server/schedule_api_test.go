@@ -128,3 +128,57 @@ func TestSchedulesAPI(t *testing.T) {
 	require.Equal(t, http.StatusNoContent, f.json(http.MethodDelete, "/api/v1/schedules/"+sc.ID, nil, nil).StatusCode)
 	require.Equal(t, http.StatusNotFound, f.json(http.MethodGet, "/api/v1/schedules/"+sc.ID, nil, nil).StatusCode)
 }
+
+// TestSchedulesOfTimerStartEvents: a timer start event's cycle is a stored
+// schedule: listed, fired on the engine's clock with its runs shown, its
+// cron refused with a pointer to the BPMN, and disabled like any other.
+func TestSchedulesOfTimerStartEvents(t *testing.T) {
+	t.Parallel()
+	clock := engine.NewVirtualClock(time.Date(2026, 3, 28, 12, 0, 0, 0, time.UTC))
+	f := setupEngine(t, func(c *engine.Config) { c.Clock = clock })
+	f.deploySource([]byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:wf="https://workflowpp.dev/schema/bpmn/1.0" id="p" targetNamespace="t">
+  <process id="poll" isExecutable="true">
+    <startEvent id="every5"><timerEventDefinition wf:timeZone="Europe/Berlin"><timeCycle>*/5 * * * *</timeCycle></timerEventDefinition></startEvent>
+    <endEvent id="e"/><sequenceFlow id="f" sourceRef="every5" targetRef="e"/></process>
+</definitions>`))
+	var list struct {
+		Items []scheduleJSON `json:"items"`
+	}
+	require.Equal(t, http.StatusOK, f.json(http.MethodGet, "/api/v1/schedules", nil, &list).StatusCode)
+	require.Len(t, list.Items, 1)
+	sc := list.Items[0]
+	require.Equal(t, "bpmn", sc.Source)
+	require.Equal(t, "poll", sc.DefinitionKey)
+	require.Equal(t, "*/5 * * * *", sc.Cron)
+	require.Equal(t, "Europe/Berlin", sc.TimeZone)
+	path := "/api/v1/schedules/" + url.PathEscape(sc.ID)
+
+	clock.Advance(5 * time.Minute)
+	require.NoError(t, f.eng.WaitIdle(context.Background()))
+	var got scheduleJSON
+	require.Equal(t, http.StatusOK, f.json(http.MethodGet, path, nil, &got).StatusCode)
+	require.Len(t, got.Next, 5)
+	require.Equal(t, clock.Now().Add(5*time.Minute), got.Next[0].UTC())
+	require.Len(t, got.LastRuns, 1)
+	require.Equal(t, "started", got.LastRuns[0].Status)
+	require.Equal(t, "completed", got.LastRuns[0].InstanceStatus)
+
+	var refused struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	resp := f.json(http.MethodPatch, path, map[string]any{"cron": "0 * * * *"}, &refused)
+	require.Equal(t, http.StatusConflict, resp.StatusCode)
+	require.Equal(t, "read_only", refused.Error.Code)
+	require.Contains(t, refused.Error.Message, "change the timer there")
+
+	var off scheduleJSON
+	require.Equal(t, http.StatusOK, f.json(http.MethodPatch, path, map[string]any{"enabled": false, "rev": got.Rev}, &off).StatusCode)
+	require.False(t, off.Enabled)
+	clock.Advance(5 * time.Minute)
+	require.NoError(t, f.eng.WaitIdle(context.Background()))
+	require.Equal(t, http.StatusOK, f.json(http.MethodGet, path, nil, &got).StatusCode)
+	require.Len(t, got.LastRuns, 1, "disabled: no run")
+}

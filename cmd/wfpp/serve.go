@@ -13,7 +13,9 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/engine/cache"
@@ -21,6 +23,7 @@ import (
 	"github.com/workflowpp/wfpp/engine/connector"
 	"github.com/workflowpp/wfpp/server"
 	"github.com/workflowpp/wfpp/server/identity"
+	"github.com/workflowpp/wfpp/server/live"
 )
 
 // sampleBPMN is deployed on first start so a fresh server has a process.
@@ -124,6 +127,15 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 	if err != nil {
 		return err
 	}
+	var liveSrc atomic.Pointer[live.ReplicaSource] // once made: each heartbeat records its lag
+	if clusterCfg != nil {
+		clusterCfg.EventLag = func() time.Duration {
+			if src := liveSrc.Load(); src != nil {
+				return src.Lag()
+			}
+			return 0
+		}
+	}
 
 	store, redis, err := withCache(ctx, store, log)
 	if err != nil {
@@ -182,6 +194,9 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 	}
 	defer stopEvents()
 	srvCfg.Live.Source = events
+	if src, ok := events.(*live.ReplicaSource); ok {
+		liveSrc.Store(src)
+	}
 	srv, err := server.New(srvCfg)
 	if err != nil {
 		return err

@@ -47,6 +47,9 @@ type PartitionView struct {
 	Expires   *time.Time `json:"expires,omitempty"`
 	Leased    bool       `json:"leased"` // its lease runs at the time of the view
 	Here      bool       `json:"here"`   // this replica applies it now
+	// Unfinished counts its instances that have not ended: what waits
+	// for its owner (or, without one, for a replica to take it).
+	Unfinished int `json:"unfinished"`
 }
 
 // NewClusterView builds the view of st at now: replicas whose heartbeat is
@@ -60,7 +63,7 @@ func NewClusterView(st engine.ClusterState, ttl time.Duration, now time.Time) Cl
 		v.Held = []int{}
 	}
 	for p := range v.Leases {
-		v.Leases[p] = PartitionView{Partition: p, Here: slices.Contains(st.Held, p)}
+		v.Leases[p] = PartitionView{Partition: p, Here: slices.Contains(st.Held, p), Unfinished: st.Unfinished[p]}
 	}
 	leased := map[string][]int{}
 	for _, l := range st.Leases {

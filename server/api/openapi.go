@@ -102,11 +102,11 @@ var apiOperations = []apiOperation{
 	{"get", "/cache", "step cache", "List the live entries of the step cache (results of service tasks with a cache policy), by key, filtered by definition key and key prefix; values only as a preview", []string{"definition", "prefix", "limit", "cursor"}, "", 200, "CacheEntryPage", nil},
 	{"post", "/cache/invalidate", "step cache", "Remove the step cache entries of a definition and/or key prefix (none given: every entry); the next job of each key runs again", nil, "CacheInvalidate", 200, "CacheInvalidated", nil},
 	{"delete", "/cache/{key}", "step cache", "Remove one step cache entry (key URL-encoded)", nil, "", 204, "", []int{404}},
-	{"get", "/schedules", "schedules", "List the schedules with their next fire times: stored ones, then the cycle timer start events of deployed definitions (source bpmn, read-only)", nil, "", 200, "ScheduleList", nil},
+	{"get", "/schedules", "schedules", "List the schedules by id with their next fire times, the timer start events of the default versions among them (source bpmn: their timing comes from the BPMN)", nil, "", 200, "ScheduleList", nil},
 	{"post", "/schedules", "schedules", "Create a schedule: a definition key and version (0: the latest), a cron expression (5 or 6 fields) or an interval, a time zone, start and end dates, a variables template, maxConcurrentRuns with overlap skip|queue|allow, catchUp none|last|all, onFailure; 400 names the bad field", nil, "ScheduleBody", 201, "Schedule", nil},
 	{"get", "/schedules/{id}", "schedules", "Get a schedule with its next five fire times and its last runs (newest first) with their instances", nil, "", 200, "Schedule", []int{404}},
-	{"patch", "/schedules/{id}", "schedules", "Change the fields given (enabled to enable or disable); with rev, only while the schedule is at that rev. A changed timing, or enabling, fires next after now", nil, "ScheduleBody", 200, "Schedule", []int{404, 409}},
-	{"delete", "/schedules/{id}", "schedules", "Delete a schedule; its instances run on", nil, "", 204, "", []int{404, 409}},
+	{"patch", "/schedules/{id}", "schedules", "Change the fields given (enabled to enable or disable); with rev, only while the schedule is at that rev. A changed timing, or enabling, fires next after now. A timer start event's schedule (source bpmn) changes only enabled; anything else is 409 read_only (change the BPMN)", nil, "ScheduleBody", 200, "Schedule", []int{404, 409}},
+	{"delete", "/schedules/{id}", "schedules", "Delete a schedule; its instances run on (source bpmn: 409, remove the timer from the definition or disable it)", nil, "", 204, "", []int{404, 409}},
 }
 
 var (
@@ -280,11 +280,11 @@ func apiSchemas() map[string]any {
 		"Cluster": obj(map[string]any{
 			"self": str, "partitions": num, "leaseTtlMs": num, "held": map[string]any{"type": "array", "items": num},
 			"replicas": map[string]any{"type": "array", "items": obj(map[string]any{
-				"id": str, "address": str, "startedAt": tim, "heartbeat": tim, "live": boo, "heartbeatAgeMs": num, "self": boo,
+				"id": str, "address": str, "startedAt": tim, "heartbeat": tim, "live": boo, "heartbeatAgeMs": num, "self": boo, "eventLagMs": num,
 				"partitions": map[string]any{"type": "array", "items": num},
 			}, "id", "address", "heartbeat", "live")},
 			"leases": map[string]any{"type": "array", "items": obj(map[string]any{
-				"partition": num, "owner": str, "epoch": num, "expires": tim, "leased": boo, "here": boo,
+				"partition": num, "owner": str, "epoch": num, "expires": tim, "leased": boo, "here": boo, "unfinished": num,
 			}, "partition", "owner", "epoch", "leased", "here")},
 		}, "self", "partitions", "replicas", "leases", "held"),
 		"Circuit": obj(map[string]any{

@@ -164,9 +164,8 @@ func (s *Service) viewOfSchedule(c *fiber.Ctx, v engine.ScheduleView, withStatus
 	return out
 }
 
-// listSchedules is GET /api/v1/schedules: the stored schedules, then the
-// timer start events with a cycle (source bpmn, read-only), with their next
-// fire times.
+// listSchedules is GET /api/v1/schedules: the schedules, those of timer
+// start events (source bpmn) among them, with their next fire times.
 func (s *Service) listSchedules(c *fiber.Ctx) error {
 	if err := onlyParams(c); err != nil {
 		return err

@@ -29,11 +29,13 @@ func (s *Service) clusterPage(c *fiber.Ctx) error {
 		d.Replicas = append(d.Replicas, web.ClusterReplica{
 			ID: r.ID, Address: r.Address, Started: r.Started, Heartbeat: r.Heartbeat,
 			HeartbeatAge: time.Duration(r.HeartbeatAgeMs) * time.Millisecond, Live: r.Live, Self: r.Self, Partitions: r.Partitions,
+			EventLag: time.Duration(r.EventLagMs) * time.Millisecond,
 		})
 	}
 	for _, l := range v.Leases {
 		d.Leases = append(d.Leases, web.ClusterLease{
 			Partition: l.Partition, Owner: l.Owner, Epoch: l.Epoch, Expires: l.Expires, Leased: l.Leased, Here: l.Here,
+			Unfinished: l.Unfinished,
 		})
 	}
 	return renderPage(c, web.ClusterPage(s.layout(c, "Cluster", "cluster"), d))

@@ -23,25 +23,32 @@ async function load() {
 
 function row(s) {
   byID.set(s.id, s);
-  const when = s.cron ? `cron ${s.cron}` : `every ${s.interval}`;
+  const when = timing(s);
   const next = (s.nextFireTimes || []).slice(0, 3);
   const last = (s.lastRuns || [])[0];
   const lastText = last ? `${fmtTime(last.scheduledTime)}: ${last.status}` : '—';
   const actions = el('td');
-  if (canEdit && s.source === 'api') {
-    actions.append(
-      el('button', { class: 'small', 'data-action': s.enabled ? 'disable' : 'enable', 'data-id': s.id, text: s.enabled ? 'Disable' : 'Enable' }),
-      ' ',
-      el('button', { class: 'small secondary', 'data-action': 'edit', 'data-id': s.id, text: 'Edit' }),
-    );
+  if (canEdit) {
+    actions.append(el('button', { class: 'small', 'data-action': s.enabled ? 'disable' : 'enable', 'data-id': s.id, text: s.enabled ? 'Disable' : 'Enable' }));
+  }
+  if (canEdit && s.source === 'api') { // a timer start event's timing is changed in its BPMN
+    actions.append(' ', el('button', { class: 'small secondary', 'data-action': 'edit', 'data-id': s.id, text: 'Edit' }));
   }
   const def = el('td', {}, el('a', { href: `/definitions/${encodeURIComponent(s.definitionKey)}`, text: s.definitionKey }),
     s.version ? ` v${s.version}` : '');
   return el('tr', { 'data-schedule': s.id, 'data-enabled': String(s.enabled) },
     def, el('td', {}, el('code', { text: when })), el('td', { text: s.timeZone || 'UTC' }),
     el('td', { class: 'next', 'data-count': next.length, text: next.map(fmtTime).join(' · ') || '—' }), el('td', { text: lastText }),
-    el('td', { text: s.source === 'bpmn' ? `timer start ${s.elementId}` : 'schedule' }),
+    el('td', { class: 'source', text: s.source === 'bpmn' ? `from the definition: timer start ${s.elementId}` : 'schedule' }),
     el('td', { class: 'state', text: s.enabled ? 'enabled' : 'disabled' }), actions);
+}
+
+// timing says when a schedule fires: a cron, an interval, or for a timer
+// start event also an ISO-8601 repetition or one date.
+function timing(s) {
+  if (s.cron) return `cron ${s.cron}`;
+  if (s.source !== 'bpmn') return `every ${s.interval}`;
+  return s.interval ? `cycle ${s.interval}` : `once at ${fmtTime(s.startDate)}`;
 }
 
 tbody.addEventListener('click', async (ev) => {

@@ -111,6 +111,19 @@ func (s *Store) FencePartition(_ context.Context, p int, epoch int64) error {
 	})
 }
 
+func (s *Store) UnfinishedCounts(context.Context) (map[int]int, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	counts := map[int]int{}
+	for _, snap := range s.instances {
+		if !snap.Status.Done() {
+			counts[snap.Partition]++
+		}
+	}
+	err := s.parked.all(func(snap *engine.Snapshot, _ []engine.Task) { counts[snap.Partition]++ })
+	return counts, err
+}
+
 func (s *Store) UnfinishedIn(_ context.Context, p int, fn func(*engine.Snapshot) error) error {
 	s.mu.RLock()
 	var list []*engine.Snapshot

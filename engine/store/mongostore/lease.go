@@ -130,6 +130,26 @@ func unfinishedIn(p int) bson.D {
 	return bson.D{{Key: "partition", Value: p}, {Key: "status", Value: bson.D{{Key: "$nin", Value: doneStatuses}}}}
 }
 
+func (s *Store) UnfinishedCounts(ctx context.Context) (map[int]int, error) {
+	cur, err := s.instances.Find(ctx, bson.D{{Key: "status", Value: bson.D{{Key: "$nin", Value: doneStatuses}}}},
+		options.Find().SetProjection(bson.D{{Key: "partition", Value: 1}}))
+	if err != nil {
+		return nil, mapErr(err, "counting unfinished instances")
+	}
+	defer func() { _ = cur.Close(ctx) }()
+	counts := map[int]int{}
+	for cur.Next(ctx) {
+		var doc struct {
+			Partition int `bson:"partition"`
+		}
+		if err := cur.Decode(&doc); err != nil {
+			return nil, fmt.Errorf("counting unfinished instances: %w", err)
+		}
+		counts[doc.Partition]++
+	}
+	return counts, mapErr(cur.Err(), "counting unfinished instances")
+}
+
 func (s *Store) FencePartition(ctx context.Context, p int, epoch int64) error {
 	filter := append(unfinishedIn(p), bson.E{Key: "$or", Value: bson.A{
 		bson.D{{Key: "epoch", Value: bson.D{{Key: "$lt", Value: epoch}}}},

@@ -70,6 +70,10 @@ type Store struct {
 	// its last commit or read, for instances with large variables only
 	// (variables.go).
 	sideRefs sync.Map // instance id → variables ref
+	// scheduleRevs holds, under SingleWriter, the rev of each schedule this
+	// process stored, so a guarded update replaces by _id alone
+	// (schedule.go).
+	scheduleRevs scheduleRevs
 	// sweepStepCache: the database has no TTL index (FerretDB v1), so
 	// PutCacheEntry drops expired entries (step_cache.go).
 	sweepStepCache bool

@@ -170,7 +170,7 @@ func testReplicas(t *testing.T, s LeaseStore) {
 	none, err := s.Replicas(c)
 	require.NoError(t, err)
 	require.Empty(t, none)
-	a := engine.Replica{ID: "a", Address: "10.0.0.1:8080", Started: at(time.Second), Heartbeat: at(time.Second)}
+	a := engine.Replica{ID: "a", Address: "10.0.0.1:8080", Started: at(time.Second), Heartbeat: at(time.Second), EventLagMs: 7}
 	b := engine.Replica{ID: "b", Address: "10.0.0.2:8080", Started: at(0), Heartbeat: at(2 * time.Second)}
 	require.NoError(t, s.Heartbeat(c, a))
 	require.NoError(t, s.Heartbeat(c, b))
@@ -185,6 +185,7 @@ func testReplicas(t *testing.T, s LeaseStore) {
 	require.Equal(t, "10.0.0.9:8080", got[1].Address)
 	require.True(t, got[1].Heartbeat.Equal(at(5*time.Second)), "the last beat counts")
 	require.True(t, got[1].Started.Equal(at(time.Second)))
+	require.Equal(t, int64(7), got[1].EventLagMs)
 
 	require.NoError(t, s.RemoveReplica(c, "b"))
 	require.NoError(t, s.RemoveReplica(c, "nobody"))
@@ -353,4 +354,8 @@ func testUnfinishedIn(t *testing.T, s LeaseStore) {
 	calls := 0
 	require.ErrorIs(t, s.UnfinishedIn(c, 0, func(*engine.Snapshot) error { calls++; return stop }), stop)
 	require.Equal(t, 1, calls)
+
+	counts, err := s.UnfinishedCounts(c)
+	require.NoError(t, err)
+	require.Equal(t, map[int]int{0: 3, 1: 4}, counts, "running, incident, paused (and waiting) count; ended ones do not")
 }
