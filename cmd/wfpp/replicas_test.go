@@ -66,8 +66,8 @@ func TestReplicas(t *testing.T) {
 	}
 }
 
-// replicaCluster is the store server, Redis and the replicas of one run, with the
-// test's view of which replicas it may send requests to.
+// replicaCluster is the store server, Redis and the replicas of one run,
+// with the test's view of which replicas it may send requests to.
 type replicaCluster struct {
 	t        *testing.T
 	storeURI string
@@ -134,6 +134,7 @@ func startCluster(ctx context.Context, t *testing.T, bin string) *replicaCluster
 			fmt.Sprintf("WFPP_REPLICA_ID=r%d", i+1),
 			"WFPP_ADVERTISE_ADDR=" + addr,
 			"WFPP_LEASE_TTL=" + replicasLeaseTTL.String(),
+			"WFPP_CLUSTER_SECRET=replicas-test", // as in production: peers prove who they are
 		}
 		// A request to a stopped replica hangs; do not wait long for it.
 		r.http = &http.Client{Timeout: 5 * time.Second}
