@@ -31,7 +31,8 @@ func TestServeReplicasShareEvents(t *testing.T) {
 	var replicas []*child
 	for range 2 {
 		r := startChild(t, bin, t.TempDir())
-		r.env = []string{"WFPP_REDIS_URL=" + redis.URL(), "WFPP_MONGO_URI=" + db.URI(), "WFPP_MONGO_DB=replicas"}
+		r.addr = freeAddr(t) // a replica tells the others where it answers
+		r.env = []string{"WFPP_REDIS_URL=" + redis.URL(), "WFPP_MONGO_URI=" + db.URI(), "WFPP_MONGO_DB=replicas", "WFPP_ADVERTISE_ADDR=" + r.addr}
 		require.NoError(t, r.restart(ctx, t))
 		defer r.stop(t)
 		replicas = append(replicas, r)
