@@ -29,8 +29,10 @@ func TestClusterReplicasAnswerForEachOther(t *testing.T) {
 	inCluster := func(id, addr string) func(*engine.Config) {
 		return func(c *engine.Config) {
 			c.Store = shared
-			c.Cluster = &engine.ClusterConfig{ReplicaID: id, Address: addr, Partitions: 8, LeaseTTL: 3 * time.Second,
-				EventLag: func() time.Duration { return time.Duration(len(id)) * 250 * time.Millisecond }}
+			c.Cluster = &engine.ClusterConfig{
+				ReplicaID: id, Address: addr, Partitions: 8, LeaseTTL: 3 * time.Second,
+				EventLag: func() time.Duration { return time.Duration(len(id)) * 250 * time.Millisecond },
+			}
 		}
 	}
 	a := startReplica(t, "a", lnA, shared, "", nil, inCluster("a", lnA.Addr().String()))

@@ -119,7 +119,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 			{Keys: bson.D{{Key: "parent.instance_id", Value: 1}}},
 			{Keys: bson.D{{Key: "triggered_by.instance_id", Value: 1}}, Options: options.Index().SetSparse(true)},
 			{Keys: bson.D{{Key: "partition", Value: 1}, {Key: "status", Value: 1}}}, // UnfinishedIn
-			{Keys: bson.D{{Key: "updated_at", Value: 1}}}, // the live hubs' poll for other replicas' events
+			{Keys: bson.D{{Key: "updated_at", Value: 1}}},                           // the live hubs' poll for other replicas' events
 		}},
 		{s.tasks, []mongo.IndexModel{
 			{Keys: bson.D{{Key: "instance_id", Value: 1}}},
