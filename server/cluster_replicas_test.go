@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -129,4 +131,75 @@ func (r *replica) cluster(t *testing.T) api.ClusterView {
 	var v api.ClusterView
 	require.NoError(t, json.Unmarshal(body, &v))
 	return v
+}
+
+// TestClusterConcurrentCompletesOnce: fifty completions of one task, sent at
+// once and spread over both replicas, are answered as one server answers
+// them: exactly one 2xx and a 409 for each of the others, and the task is
+// completed once.
+func TestClusterConcurrentCompletesOnce(t *testing.T) {
+	t.Parallel()
+	shared := memstore.New()
+	lnA, lnB := listen(t), listen(t)
+	inCluster := func(id, addr string) func(*engine.Config) {
+		return func(c *engine.Config) {
+			c.Store = shared
+			c.Cluster = &engine.ClusterConfig{ReplicaID: id, Address: addr, Partitions: 8, LeaseTTL: 3 * time.Second}
+		}
+	}
+	a := startReplica(t, "a", lnA, shared, "", nil, inCluster("a", lnA.Addr().String()))
+	b := startReplica(t, "b", lnB, shared, "", nil, inCluster("b", lnB.Addr().String()))
+	require.Eventually(t, func() bool {
+		return len(a.cluster(t).Held) == 4 && len(b.cluster(t).Held) == 4
+	}, 20*time.Second, 20*time.Millisecond, "the partitions spread over both replicas")
+
+	_, _, err := a.eng.Deploy(context.Background(), engine.DeployRequest{Source: []byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="d" targetNamespace="t">
+  <process id="approve" isExecutable="true">
+    <startEvent id="s"/><userTask id="ok" camunda:assignee="olga"/><endEvent id="e"/>
+    <sequenceFlow id="f1" sourceRef="s" targetRef="ok"/><sequenceFlow id="f2" sourceRef="ok" targetRef="e"/>
+  </process></definitions>`)})
+	require.NoError(t, err)
+	id := a.start(t, "approve", nil)
+	var task engine.Task
+	require.Eventually(t, func() bool {
+		snap, err := shared.Instance(context.Background(), id)
+		if err != nil || len(snap.Tasks) != 1 {
+			return false
+		}
+		task = snap.Tasks[0]
+		return true
+	}, 10*time.Second, 5*time.Millisecond, "the task opens")
+
+	const callers = 50
+	statuses := make([]int, callers)
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Go(func() {
+			via := []*replica{a, b}[i%2]
+			resp, _ := send(t, "http://"+via.addr+"/api/v1/tasks/"+url.PathEscape(task.ID)+"/complete", `{"variables":{"by":`+strconv.Itoa(i)+`}}`, nil)
+			statuses[i] = resp.StatusCode
+		})
+	}
+	wg.Wait()
+	ok, conflicts := 0, 0
+	for _, s := range statuses {
+		switch {
+		case s >= 200 && s < 300:
+			ok++
+		case s == http.StatusConflict:
+			conflicts++
+		}
+	}
+	require.Equal(t, 1, ok, "one completion wins: %v", statuses)
+	require.Equal(t, callers-1, conflicts, "the others are told it is done: %v", statuses)
+	a.waitStatus(t, id, engine.StatusCompleted)
+	evs, err := shared.Events(context.Background(), id, 0, 0)
+	require.NoError(t, err)
+	completed := 0
+	for _, ev := range evs {
+		if ev.Type == engine.EventTaskDone {
+			completed++
+		}
+	}
+	require.Equal(t, 1, completed, "the task completed once")
 }
