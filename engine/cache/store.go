@@ -274,3 +274,86 @@ func (s *Store) DeleteCacheEntries(ctx context.Context, f engine.CacheFilter) (i
 
 // stepCache is the wrapped store's step cache; every store has one.
 func (s *Store) stepCache() engine.StepCache { return s.inner.(engine.StepCache) }
+
+// Buffered messages, running-instance places and partition leases go to
+// the wrapped store: they are shared state whose single-document updates
+// carry correctness, never a cache's to answer (every store in this module
+// keeps them).
+
+func (s *Store) BufferMessage(ctx context.Context, m engine.BufferedMessage) error {
+	return s.messages().BufferMessage(ctx, m)
+}
+
+func (s *Store) BufferedMessages(ctx context.Context, f engine.MessageFilter, now time.Time, limit int) ([]engine.BufferedMessage, error) {
+	return s.messages().BufferedMessages(ctx, f, now, limit)
+}
+
+func (s *Store) CountBufferedMessages(ctx context.Context, now time.Time) (int, error) {
+	return s.messages().CountBufferedMessages(ctx, now)
+}
+
+func (s *Store) TakeBufferedMessage(ctx context.Context, id string) error {
+	return s.messages().TakeBufferedMessage(ctx, id)
+}
+
+func (s *Store) ExpireBufferedMessages(ctx context.Context, now time.Time) (int, error) {
+	return s.messages().ExpireBufferedMessages(ctx, now)
+}
+
+func (s *Store) messages() engine.MessageStore { return s.inner.(engine.MessageStore) }
+
+func (s *Store) TakePlace(ctx context.Context, key, id string, max int) (bool, error) {
+	return s.places().TakePlace(ctx, key, id, max)
+}
+
+func (s *Store) ReleasePlace(ctx context.Context, key, id string) error {
+	return s.places().ReleasePlace(ctx, key, id)
+}
+
+func (s *Store) Places(ctx context.Context) (map[string][]string, error) {
+	return s.places().Places(ctx)
+}
+
+func (s *Store) places() engine.PlaceStore { return s.inner.(engine.PlaceStore) }
+
+func (s *Store) Heartbeat(ctx context.Context, r engine.Replica) error {
+	return s.leases().Heartbeat(ctx, r)
+}
+
+func (s *Store) Replicas(ctx context.Context) ([]engine.Replica, error) {
+	return s.leases().Replicas(ctx)
+}
+
+func (s *Store) RemoveReplica(ctx context.Context, id string) error {
+	return s.leases().RemoveReplica(ctx, id)
+}
+
+func (s *Store) AcquirePartition(ctx context.Context, p int, owner string, now time.Time, ttl time.Duration) (engine.PartitionLease, bool, error) {
+	return s.leases().AcquirePartition(ctx, p, owner, now, ttl)
+}
+
+func (s *Store) RenewPartition(ctx context.Context, l engine.PartitionLease, now time.Time, ttl time.Duration) (engine.PartitionLease, error) {
+	return s.leases().RenewPartition(ctx, l, now, ttl)
+}
+
+func (s *Store) ReleasePartition(ctx context.Context, l engine.PartitionLease) error {
+	return s.leases().ReleasePartition(ctx, l)
+}
+
+func (s *Store) Partitions(ctx context.Context) ([]engine.PartitionLease, error) {
+	return s.leases().Partitions(ctx)
+}
+
+func (s *Store) FencePartition(ctx context.Context, p int, epoch int64) error {
+	return s.leases().FencePartition(ctx, p, epoch)
+}
+
+func (s *Store) UnfinishedIn(ctx context.Context, p int, fn func(*engine.Snapshot) error) error {
+	return s.leases().UnfinishedIn(ctx, p, fn)
+}
+
+func (s *Store) UnfinishedCounts(ctx context.Context) (map[int]int, error) {
+	return s.leases().UnfinishedCounts(ctx)
+}
+
+func (s *Store) leases() engine.LeaseStore { return s.inner.(engine.LeaseStore) }
