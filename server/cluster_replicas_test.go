@@ -27,22 +27,8 @@ import (
 func TestClusterReplicasAnswerForEachOther(t *testing.T) {
 	t.Parallel()
 	shared := memstore.New()
-	lnA, lnB := listen(t), listen(t)
-	inCluster := func(id, addr string) func(*engine.Config) {
-		return func(c *engine.Config) {
-			c.Store = shared
-			c.Cluster = &engine.ClusterConfig{
-				ReplicaID: id, Address: addr, Partitions: 8, LeaseTTL: 3 * time.Second,
-				EventLag: func() time.Duration { return time.Duration(len(id)) * 250 * time.Millisecond },
-			}
-		}
-	}
-	a := startReplica(t, "a", lnA, shared, "", nil, inCluster("a", lnA.Addr().String()))
-	b := startReplica(t, "b", lnB, shared, "", nil, inCluster("b", lnB.Addr().String()))
+	a, b := spreadReplicas(t, shared)
 	ctx := context.Background()
-	require.Eventually(t, func() bool {
-		return len(a.cluster(t).Held) == 4 && len(b.cluster(t).Held) == 4
-	}, 20*time.Second, 20*time.Millisecond, "the partitions spread over both replicas")
 
 	a.deploy(t, "testdata/message_correlation.bpmn")
 	byID := a.start(t, "message_correlation", map[string]any{"orderId": "o-1"})
@@ -123,6 +109,29 @@ func TestClusterReplicasAnswerForEachOther(t *testing.T) {
 	}
 }
 
+// spreadReplicas starts replicas a and b in cluster mode on shared, with 8
+// partitions, and waits until each holds 4. Each heartbeat says its event
+// lag is 250 ms.
+func spreadReplicas(t *testing.T, shared *memstore.Store) (a, b *replica) {
+	t.Helper()
+	lnA, lnB := listen(t), listen(t)
+	inCluster := func(id, addr string) func(*engine.Config) {
+		return func(c *engine.Config) {
+			c.Store = shared
+			c.Cluster = &engine.ClusterConfig{
+				ReplicaID: id, Address: addr, Partitions: 8, LeaseTTL: 3 * time.Second,
+				EventLag: func() time.Duration { return 250 * time.Millisecond },
+			}
+		}
+	}
+	a = startReplica(t, "a", lnA, shared, "", nil, inCluster("a", lnA.Addr().String()))
+	b = startReplica(t, "b", lnB, shared, "", nil, inCluster("b", lnB.Addr().String()))
+	require.Eventually(t, func() bool {
+		return len(a.cluster(t).Held) == 4 && len(b.cluster(t).Held) == 4
+	}, 20*time.Second, 20*time.Millisecond, "the partitions spread over both replicas")
+	return a, b
+}
+
 // cluster is GET /api/v1/cluster of r.
 func (r *replica) cluster(t *testing.T) api.ClusterView {
 	t.Helper()
@@ -140,18 +149,7 @@ func (r *replica) cluster(t *testing.T) api.ClusterView {
 func TestClusterConcurrentCompletesOnce(t *testing.T) {
 	t.Parallel()
 	shared := memstore.New()
-	lnA, lnB := listen(t), listen(t)
-	inCluster := func(id, addr string) func(*engine.Config) {
-		return func(c *engine.Config) {
-			c.Store = shared
-			c.Cluster = &engine.ClusterConfig{ReplicaID: id, Address: addr, Partitions: 8, LeaseTTL: 3 * time.Second}
-		}
-	}
-	a := startReplica(t, "a", lnA, shared, "", nil, inCluster("a", lnA.Addr().String()))
-	b := startReplica(t, "b", lnB, shared, "", nil, inCluster("b", lnB.Addr().String()))
-	require.Eventually(t, func() bool {
-		return len(a.cluster(t).Held) == 4 && len(b.cluster(t).Held) == 4
-	}, 20*time.Second, 20*time.Millisecond, "the partitions spread over both replicas")
+	a, b := spreadReplicas(t, shared)
 
 	_, _, err := a.eng.Deploy(context.Background(), engine.DeployRequest{Source: []byte(`<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:camunda="http://camunda.org/schema/1.0/bpmn" id="d" targetNamespace="t">
   <process id="approve" isExecutable="true">
