@@ -74,6 +74,7 @@ func BenchmarkReplicasThroughput(b *testing.B) {
 				completed, failed := driveStarts(ctx, b, store.uri, replicas)
 				b.ReportMetric(float64(completed)/benchWindow.Seconds(), "instances/s")
 				b.ReportMetric(float64(failed), "failed-starts")
+				b.ReportMetric(0, "ns/op") // the window's length: meaningless here
 			}
 		})
 	}
@@ -143,6 +144,7 @@ func BenchmarkReplicaTakeover(b *testing.B) {
 	bin := buildWfpp(b)
 	for range b.N {
 		b.ReportMetric(takeover(b, bin).Seconds(), "s-to-takeover")
+		b.ReportMetric(0, "ns/op") // s-to-takeover says it
 	}
 }
 
