@@ -16,6 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/workflowpp/wfpp/engine"
+	"github.com/workflowpp/wfpp/engine/cache/redistest"
 )
 
 // The benchmarks of issue 11 run `wfpp store serve` and `wfpp serve`
@@ -62,21 +63,38 @@ var userTaskBPMN = []byte(`<?xml version="1.0" encoding="UTF-8"?>
 // store server, and reports the instances that completed in the window per
 // second. On 2 cores the replicas share the CPU: the point is that adding
 // them costs little (issue 11: 3 replicas ≥ 0.9× one).
+//
+// The redis/ runs give the replicas a redis-server, as in production:
+// without it each replica polls the store's log every half second for the
+// others' events (server/live/replica_poll.go), with it every 10 s.
 func BenchmarkReplicasThroughput(b *testing.B) {
 	bin := buildWfpp(b)
-	for _, n := range []int{1, 2, 3} {
-		b.Run(fmt.Sprintf("replicas=%d", n), func(b *testing.B) {
-			ctx, cancel := context.WithTimeout(b.Context(), 2*time.Minute)
-			defer cancel()
-			store, replicas := startBenchCluster(ctx, b, bin, n, 3*time.Second)
-			deploy(ctx, b, replicas[0], oneTaskBPMN)
-			for range b.N {
-				completed, failed := driveStarts(ctx, b, store.uri, replicas)
-				b.ReportMetric(float64(completed)/benchWindow.Seconds(), "instances/s")
-				b.ReportMetric(float64(failed), "failed-starts")
-				b.ReportMetric(0, "ns/op") // the window's length: meaningless here
+	for _, withRedis := range []bool{false, true} {
+		for _, n := range []int{1, 2, 3} {
+			name := fmt.Sprintf("replicas=%d", n)
+			if withRedis {
+				name = "redis/" + name
 			}
-		})
+			b.Run(name, func(b *testing.B) { throughput(b, bin, n, withRedis) })
+		}
+	}
+}
+
+// throughput is one sub-benchmark of BenchmarkReplicasThroughput.
+func throughput(b *testing.B, bin string, n int, withRedis bool) {
+	ctx, cancel := context.WithTimeout(b.Context(), 2*time.Minute)
+	defer cancel()
+	redisURL := ""
+	if withRedis {
+		redisURL = redistest.Start(b).URL()
+	}
+	store, replicas := startBenchCluster(ctx, b, bin, n, 3*time.Second, redisURL)
+	deploy(ctx, b, replicas[0], oneTaskBPMN)
+	for range b.N {
+		completed, failed := driveStarts(ctx, b, store.uri, replicas)
+		b.ReportMetric(float64(completed)/benchWindow.Seconds(), "instances/s")
+		b.ReportMetric(float64(failed), "failed-starts")
+		b.ReportMetric(0, "ns/op") // the window's length: meaningless here
 	}
 }
 
@@ -152,7 +170,7 @@ func BenchmarkReplicaTakeover(b *testing.B) {
 func takeover(b *testing.B, bin string) time.Duration {
 	ctx, cancel := context.WithTimeout(b.Context(), 2*time.Minute)
 	defer cancel()
-	_, replicas := startBenchCluster(ctx, b, bin, 3, 0)
+	_, replicas := startBenchCluster(ctx, b, bin, 3, 0, "")
 	deploy(ctx, b, replicas[0], userTaskBPMN)
 	victim := replicas[2]
 	tasks := startWaiting(ctx, b, victim, partitionsOf(ctx, b, replicas[0], "r3"))
@@ -220,9 +238,9 @@ func completeFirst(ctx context.Context, b *testing.B, replicas []*child, task st
 }
 
 // startBenchCluster starts a store server and n replicas r1..rn on it
-// (ttl 0: the default lease TTL) and waits until every replica holds
-// partitions and all are leased.
-func startBenchCluster(ctx context.Context, b *testing.B, bin string, n int, ttl time.Duration) (*storeServer, []*child) {
+// (ttl 0: the default lease TTL; with redisURL, on that Redis) and waits
+// until every replica holds partitions and all are leased.
+func startBenchCluster(ctx context.Context, b *testing.B, bin string, n int, ttl time.Duration, redisURL string) (*storeServer, []*child) {
 	store := startStoreServer(ctx, b, bin, filepath.Join(b.TempDir(), "store"))
 	replicas := make([]*child, n)
 	for i := range replicas {
@@ -238,6 +256,9 @@ func startBenchCluster(ctx context.Context, b *testing.B, bin string, n int, ttl
 		}
 		if ttl > 0 {
 			r.env = append(r.env, "WFPP_LEASE_TTL="+ttl.String())
+		}
+		if redisURL != "" {
+			r.env = append(r.env, "WFPP_REDIS_URL="+redisURL)
 		}
 		// The default transport keeps 2 idle connections per host: the
 		// clients would open a new one for most requests.
