@@ -367,7 +367,7 @@ func checkStore(t *testing.T, dataDir string, ids []string) {
 // buildWfpp builds wfpp without the race detector: FerretDB under it is
 // about ten times slower. After `go vet` the packages are in the build cache
 // and this only links.
-func buildWfpp(t *testing.T) string {
+func buildWfpp(t testing.TB) string {
 	t.Helper()
 	gobin, err := exec.LookPath("go")
 	require.NoError(t, err, "the crash test builds wfpp with the go command")
@@ -407,7 +407,7 @@ type child struct {
 
 var listeningRE = regexp.MustCompile(`"msg":"http server listening","addr":"([^"]+)"`)
 
-func startChild(t *testing.T, bin, dataDir string) *child {
+func startChild(t testing.TB, bin, dataDir string) *child {
 	t.Helper()
 	c := &child{
 		bin:     bin,
@@ -433,7 +433,7 @@ func startChild(t *testing.T, bin, dataDir string) *child {
 
 // restart starts the child and returns once it serves HTTP. It may run off
 // the test goroutine: it reports by its error.
-func (c *child) restart(ctx context.Context, t *testing.T) error {
+func (c *child) restart(ctx context.Context, t testing.TB) error {
 	c.runs++
 	log, err := os.OpenFile(c.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -503,7 +503,7 @@ func (c *child) kill() error {
 }
 
 // stop shuts the child down with SIGINT and checks it exited cleanly.
-func (c *child) stop(t *testing.T) {
+func (c *child) stop(t testing.TB) {
 	t.Helper()
 	c.mu.Lock()
 	cmd, done := c.cmd, c.done
@@ -525,7 +525,7 @@ func (c *child) stop(t *testing.T) {
 	}
 }
 
-func (c *child) dumpLog(t *testing.T) {
+func (c *child) dumpLog(t testing.TB) {
 	b, err := os.ReadFile(c.logPath)
 	if err != nil {
 		t.Logf("reading child log: %v", err)

@@ -156,7 +156,7 @@ func startCluster(ctx context.Context, t *testing.T, bin string) *replicaCluster
 	return c
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

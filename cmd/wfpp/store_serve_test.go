@@ -59,7 +59,7 @@ type storeServer struct {
 // startStoreServer runs `wfpp store serve` on a free port with its data in
 // dir and returns once it printed its URI. The test's cleanup kills it if
 // it still runs, and shows its log if the test failed.
-func startStoreServer(ctx context.Context, t *testing.T, bin, dir string) *storeServer {
+func startStoreServer(ctx context.Context, t testing.TB, bin, dir string) *storeServer {
 	t.Helper()
 	cmd := exec.Command(bin, "store", "serve", "--addr", "127.0.0.1:0", "--data", dir, "--sync", "normal")
 	cmd.Env = withoutWfppEnv()
@@ -113,7 +113,7 @@ func (s *storeServer) stop(t *testing.T) {
 	require.Equal(t, 0, s.cmd.ProcessState.ExitCode(), "exit code after SIGTERM")
 }
 
-func connectURI(ctx context.Context, t *testing.T, uri string) *mongo.Client {
+func connectURI(ctx context.Context, t testing.TB, uri string) *mongo.Client {
 	t.Helper()
 	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetServerSelectionTimeout(10 * time.Second))
 	require.NoError(t, err)
