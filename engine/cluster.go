@@ -33,6 +33,11 @@ type cluster struct {
 
 	mu   sync.Mutex
 	held map[int]PartitionLease // the leases this replica holds, by partition
+	// nextExpiry is when the first lease another replica holds runs out
+	// unless renewed, as the last round read it: the manager's next round
+	// comes then if that is before TTL/3, so a dead replica's partitions
+	// are taken as soon as they are free (zero: none).
+	nextExpiry time.Time
 
 	// loading runs the loads of partitions taken, one partition after the
 	// other (loadMu), apart from the manager: a large partition's load must
@@ -85,7 +90,7 @@ func (c *cluster) run() {
 	defer close(c.done)
 	wake := make(chan struct{}, 1)
 	for {
-		t := c.e.clock.AfterFunc(c.cfg.LeaseTTL/3, func() { wake <- struct{}{} })
+		t := c.e.clock.AfterFunc(c.untilNextRound(), func() { wake <- struct{}{} })
 		select {
 		case <-c.stop:
 			t.Stop()
@@ -97,6 +102,25 @@ func (c *cluster) run() {
 		}
 	}
 }
+
+// untilNextRound is how long the manager waits for its next round: TTL/3,
+// or less when another replica's lease runs out sooner (a live replica
+// renews its leases long before; a dead one's are then free at once).
+func (c *cluster) untilNextRound() time.Duration {
+	wait := c.cfg.LeaseTTL / 3
+	c.mu.Lock()
+	next := c.nextExpiry
+	c.mu.Unlock()
+	if !next.IsZero() {
+		// A little past the expiry: the store compares with its own reading.
+		wait = min(wait, max(next.Sub(c.e.clock.Now())+expiryMargin, expiryMargin))
+	}
+	return wait
+}
+
+// expiryMargin is how long after another replica's lease runs out a round
+// tries to take it.
+const expiryMargin = 50 * time.Millisecond
 
 // tick is one round of the manager: beat, renew, hand back, take.
 func (c *cluster) tick(ctx context.Context) error {
@@ -127,12 +151,19 @@ func (c *cluster) tick(ctx context.Context) error {
 		}
 	}
 	byPartition := map[int]PartitionLease{}
+	var nextExpiry time.Time
 	for _, l := range leases {
 		byPartition[l.Partition] = l
 		if _, ok := live[l.Owner]; ok && now.Before(l.Expires) {
 			live[l.Owner]++
 		}
+		if l.Owner != "" && l.Owner != c.cfg.ReplicaID && now.Before(l.Expires) && (nextExpiry.IsZero() || l.Expires.Before(nextExpiry)) {
+			nextExpiry = l.Expires
+		}
 	}
+	c.mu.Lock()
+	c.nextExpiry = nextExpiry
+	c.mu.Unlock()
 	share := (c.cfg.Partitions + len(live) - 1) / len(live)
 	mine := c.heldIDs()
 	if extra := len(mine) - share; extra > 0 && someoneBelow(live, c.cfg.ReplicaID, share) {
