@@ -46,6 +46,10 @@ type Config struct {
 	// but the last commits may be lost if the machine loses power; it is
 	// several times faster.
 	Sync Sync
+
+	// ferretWrites sends every write to FerretDB, none through the direct
+	// path (direct.go): tests compare the two.
+	ferretWrites bool
 }
 
 // Sync is SQLite's synchronous setting for the embedded store.

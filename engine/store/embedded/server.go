@@ -80,11 +80,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		panic(fmt.Sprintf("embedded: FerretDB's URI: %v", err)) // FerretDB builds it with net/url
 	}
 
+	var direct *directWriter
+	if !cfg.ferretWrites {
+		direct = newDirectWriter(dir, cfg.Sync, cfg.Logger)
+	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		uri:     (&url.URL{Scheme: "mongodb", Host: ln.Addr().String(), Path: "/"}).String(),
 		dataDir: dir,
-		proxy:   newWriteSerializer(ln, ferretURI.Host, cfg.Logger),
+		proxy:   newWriteSerializer(ln, ferretURI.Host, cfg.Logger, direct),
 		cancel:  cancel,
 		done:    make(chan struct{}),
 	}

@@ -28,6 +28,7 @@ type writeSerializer struct {
 	ln     net.Listener
 	target string
 	logger *slog.Logger
+	direct *directWriter // nil: every command goes to FerretDB
 
 	locksMu sync.Mutex
 	locks   map[string]*sync.Mutex // by database name
@@ -40,9 +41,12 @@ type writeSerializer struct {
 }
 
 // serializedCommands are those FerretDB runs as read-then-write.
-// Inserts are included: they take SQLite's write lock anyway.
+// Inserts are included: they take SQLite's write lock anyway. Dropping a
+// database waits for its writes, so that a direct write never lands in a
+// file being removed.
 var serializedCommands = map[string]bool{
 	"insert": true, "update": true, "delete": true, "findAndModify": true, "findandmodify": true,
+	"dropDatabase": true,
 }
 
 const (
@@ -53,11 +57,12 @@ const (
 	flagChecksumSent = 1 << 0
 )
 
-func newWriteSerializer(ln net.Listener, target string, logger *slog.Logger) *writeSerializer {
+func newWriteSerializer(ln net.Listener, target string, logger *slog.Logger, direct *directWriter) *writeSerializer {
 	p := &writeSerializer{
 		ln:     ln,
 		target: target,
 		logger: logger,
+		direct: direct,
 		locks:  make(map[string]*sync.Mutex),
 		conns:  make(map[net.Conn]struct{}),
 	}
@@ -106,13 +111,25 @@ func (p *writeSerializer) relay(client, server net.Conn) error {
 		unlock := p.lockFor(req)
 		out, err := p.narrowGuards(req, server, fromServer)
 		if err == nil {
-			err = p.roundTrip(out, &res, client, server, fromServer)
+			if reply, ok := p.writeDirect(out); ok {
+				_, err = client.Write(reply)
+			} else {
+				err = p.roundTrip(out, &res, client, server, fromServer)
+			}
 		}
 		unlock()
 		if err != nil {
 			return err
 		}
 	}
+}
+
+// writeDirect runs req on SQLite itself if the direct path takes it.
+func (p *writeSerializer) writeDirect(req []byte) ([]byte, bool) {
+	if p.direct == nil {
+		return nil, false
+	}
+	return p.direct.write(req)
 }
 
 func (p *writeSerializer) roundTrip(req []byte, res *[]byte, client, server net.Conn, fromServer *bufio.Reader) error {
@@ -248,6 +265,9 @@ func (p *writeSerializer) Close() {
 	}
 	p.connsMu.Unlock()
 	p.wg.Wait()
+	if p.direct != nil {
+		p.direct.close()
+	}
 }
 
 func isClosed(err error) bool {

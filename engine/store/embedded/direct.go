@@ -1,0 +1,451 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// directWriter runs the store's hot write commands on the SQLite file of
+// their database itself, in FerretDB v1.24's storage format (sjson.go),
+// instead of handing them to FerretDB:
+//   - insert, of documents with a string or ObjectID _id first;
+//   - update, where every statement replaces one document by _id (the
+//     store's commits, projections and upserts), with or without upsert.
+//
+// FerretDB runs each update statement as a read, a decode into its own
+// types and a write in a transaction of its own, and parses a new SQL
+// statement for every insert. Here a whole command is one transaction of
+// prepared statements: the instances' snapshots of one group commit cost one
+// commit to disk instead of one each. The proxy holds the database's write
+// lock around it (writeSerializer.relay), as for commands FerretDB runs.
+//
+// Anything else, and anything this path is not sure to do exactly as
+// FerretDB would, goes to FerretDB untouched: a command with other options,
+// a document appendSJSON does not take, a collection that does not exist
+// yet or is capped, and any SQLite error (a duplicate _id, for one), after
+// which this path's transaction is rolled back and FerretDB runs the command
+// and writes its own answer.
+type directWriter struct {
+	dir    string
+	sync   Sync
+	logger *slog.Logger
+
+	mu     sync.Mutex
+	dbs    map[string]*directDB // by database name
+	closed bool
+
+	commands atomic.Int64 // run here, not by FerretDB: tests look
+}
+
+// directDB is one database file, opened by this path with one connection.
+// The proxy's write lock for the database serialises its use.
+type directDB struct {
+	conn   *sql.DB
+	file   os.FileInfo // the file opened: a dropped and created again database is another file
+	tables map[string]*directTable
+}
+
+func newDirectWriter(dir string, sync Sync, logger *slog.Logger) *directWriter {
+	return &directWriter{dir: dir, sync: sync, logger: logger, dbs: make(map[string]*directDB)}
+}
+
+// directCommandFields are the fields of an insert or update command this
+// path knows; a command with any other goes to FerretDB.
+var directCommandFields = map[string]bool{
+	"insert": true, "documents": true, "update": true, "updates": true, "ordered": true,
+	"writeConcern": true, "bypassDocumentValidation": true, "comment": true,
+	"$db": true, "lsid": true, "$clusterTime": true, "$readPreference": true, "maxTimeMS": true,
+}
+
+// directWrite is one document to store: an insert, or a replacement by _id.
+type directWrite struct {
+	sjson  string         // the document as FerretDB stores it
+	id     string         // its _id as FerretDB's _id index holds it
+	idVal  bsoncore.Value // its _id, for the reply to an upsert
+	upsert bool
+}
+
+// write runs req if this path takes it, and returns the reply to send to the
+// client; ok is false when FerretDB must run req.
+func (w *directWriter) write(req []byte) (reply []byte, ok bool) {
+	msg, ok := parseMsg(req)
+	if !ok || msg.flags != 0 {
+		return nil, false // moreToCome (no reply wanted) and checksums: FerretDB's
+	}
+	first, err := msg.body.IndexErr(0)
+	if err != nil {
+		return nil, false
+	}
+	cmd := first.Key()
+	if cmd != "insert" && cmd != "update" {
+		return nil, false
+	}
+	coll, ok := first.Value().StringValueOK()
+	db, dbOK := msg.body.Lookup("$db").StringValueOK()
+	if !ok || !dbOK || !knownFields(msg.body) {
+		return nil, false
+	}
+	var writes []directWrite
+	if cmd == "insert" {
+		docs, _ := msg.statements("documents")
+		writes, ok = planInserts(docs)
+	} else {
+		stmts, _ := msg.statements("updates")
+		writes, ok = planReplacements(stmts)
+	}
+	if !ok || len(writes) == 0 {
+		return nil, false
+	}
+	d := w.open(db)
+	if d == nil {
+		return nil, false
+	}
+	body, err := d.run(coll, cmd == "update", writes)
+	if err != nil {
+		if !errors.Is(err, errNotDirect) {
+			w.logger.Debug("embedded: direct write handed to FerretDB", slog.String("db", db),
+				slog.String("collection", coll), slog.Any("error", err))
+		}
+		if errors.Is(err, errConnBroken) {
+			w.drop(db, d)
+		}
+		return nil, false
+	}
+	w.commands.Add(1)
+	return replyMsg(msg.header, body), true
+}
+
+func knownFields(body bsoncore.Document) bool {
+	elems, err := body.Elements()
+	if err != nil {
+		return false
+	}
+	for _, e := range elems {
+		if !directCommandFields[e.Key()] {
+			return false
+		}
+	}
+	return true
+}
+
+// planInserts encodes the documents of an insert.
+func planInserts(docs []bsoncore.Document) ([]directWrite, bool) {
+	writes := make([]directWrite, len(docs))
+	for i, doc := range docs {
+		enc, ok := appendSJSON(nil, doc)
+		if !ok {
+			return nil, false
+		}
+		idVal := doc.Index(0).Value()
+		id, _ := appendValue(nil, idVal)
+		writes[i] = directWrite{sjson: string(enc), id: string(id), idVal: idVal}
+	}
+	return writes, true
+}
+
+// planReplacements encodes the statements of an update if each replaces one
+// document found by _id: {q: {_id: v}, u: {fields, no operators}}, with
+// upsert or not. As FerretDB does, the stored document is the _id followed by
+// the replacement's other fields; a replacement that names another _id is
+// FerretDB's to refuse.
+func planReplacements(stmts []bsoncore.Document) ([]directWrite, bool) {
+	writes := make([]directWrite, len(stmts))
+	for i, stmt := range stmts {
+		elems, err := stmt.Elements()
+		if err != nil {
+			return nil, false
+		}
+		var (
+			q, u   bsoncore.Document
+			upsert bool
+		)
+		for _, e := range elems {
+			var ok bool
+			switch e.Key() {
+			case "q":
+				q, ok = e.Value().DocumentOK()
+			case "u":
+				u, ok = e.Value().DocumentOK()
+			case "upsert":
+				upsert, ok = e.Value().BooleanOK()
+			case "multi":
+				multi, isBool := e.Value().BooleanOK()
+				ok = isBool && !multi
+			}
+			if !ok {
+				return nil, false
+			}
+		}
+		qElems, err := q.Elements()
+		if err != nil || len(qElems) != 1 || qElems[0].Key() != "_id" || !idType(qElems[0].Value().Type) {
+			return nil, false
+		}
+		idVal := qElems[0].Value()
+		doc, ok := replacement(idVal, u)
+		if !ok {
+			return nil, false
+		}
+		enc, ok := appendSJSON(nil, doc)
+		if !ok {
+			return nil, false
+		}
+		id, _ := appendValue(nil, idVal)
+		writes[i] = directWrite{sjson: string(enc), id: string(id), idVal: idVal, upsert: upsert}
+	}
+	return writes, true
+}
+
+// replacement is the document a replacement u of document id stores: id
+// first, then u's fields. ok is false when u is not a replacement (it has
+// operators) or names another _id.
+func replacement(id bsoncore.Value, u bsoncore.Document) (bsoncore.Document, bool) {
+	elems, err := u.Elements()
+	if err != nil {
+		return nil, false
+	}
+	if len(elems) > 0 && elems[0].Key() == "_id" {
+		v := elems[0].Value()
+		return u, v.Type == id.Type && bytes.Equal(v.Data, id.Data) && noOperators(elems)
+	}
+	idx, out := bsoncore.AppendDocumentStart(nil)
+	out = bsoncore.AppendValueElement(out, "_id", id)
+	for _, e := range elems {
+		if e.Key() == "_id" {
+			return nil, false // not first: FerretDB's order rules apply
+		}
+		out = append(out, e...)
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, idx)
+	return out, noOperators(elems)
+}
+
+func noOperators(elems []bsoncore.Element) bool {
+	for _, e := range elems {
+		if k := e.Key(); k != "" && k[0] == '$' {
+			return false
+		}
+	}
+	return true
+}
+
+// errNotDirect: the command is FerretDB's after all (the collection does
+// not exist or is capped). errConnBroken: the connection may be left inside
+// a transaction and is closed.
+var (
+	errNotDirect  = errors.New("not for the direct path")
+	errConnBroken = errors.New("direct connection broken")
+)
+
+// run stores writes in collection coll in one transaction and returns the
+// command's reply body, as FerretDB answers it.
+func (d *directDB) run(coll string, update bool, writes []directWrite) (bsoncore.Document, error) {
+	ctx := context.Background()
+	t, err := d.table(ctx, coll)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := d.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errConnBroken, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = tx.Rollback()
+		}
+	}()
+	var n, modified, upserts int32
+	upserted := bsoncore.NewArrayBuilder()
+	for i, w := range writes {
+		if !update {
+			if _, err := tx.StmtContext(ctx, t.insert).ExecContext(ctx, w.sjson); err != nil {
+				return nil, err
+			}
+			n++
+			continue
+		}
+		found, changed, err := t.replace(ctx, tx, w)
+		switch {
+		case err != nil:
+			return nil, err
+		case found:
+			n++
+			if changed {
+				modified++
+			}
+		case w.upsert:
+			if _, err := tx.StmtContext(ctx, t.insert).ExecContext(ctx, w.sjson); err != nil {
+				return nil, err
+			}
+			n++ // as MongoDB and FerretDB count an upsert
+			upserts++
+			upserted.AppendDocument(bsoncore.NewDocumentBuilder().
+				AppendInt32("index", int32(i)).AppendValue("_id", w.idVal).Build()) //nolint:gosec // a command holds at most 100,000 statements
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("%w: commit: %w", errConnBroken, err)
+	}
+	committed = true
+	reply := bsoncore.NewDocumentBuilder().AppendInt32("n", n)
+	if update {
+		if upserts > 0 {
+			reply.AppendArray("upserted", upserted.Build())
+		}
+		reply.AppendInt32("nModified", modified)
+	}
+	return reply.AppendDouble("ok", 1).Build(), nil
+}
+
+// directTable is a collection's table and the statements prepared on it.
+type directTable struct {
+	name                   string
+	insert, update, exists *sql.Stmt
+}
+
+// table returns the table of collection coll. It reads FerretDB's metadata
+// every time: a collection dropped and created again may be capped now.
+func (d *directDB) table(ctx context.Context, coll string) (*directTable, error) {
+	var (
+		name   string
+		capped int64
+	)
+	err := d.conn.QueryRowContext(ctx, `SELECT table_name, coalesce(settings->>'$.cappedSize', 0) FROM "_ferretdb_collections" WHERE name = ?`,
+		coll).Scan(&name, &capped)
+	switch {
+	case errors.Is(err, sql.ErrNoRows) || err == nil && capped > 0:
+		return nil, errNotDirect
+	case err != nil:
+		return nil, err
+	}
+	if t := d.tables[name]; t != nil {
+		return t, nil
+	}
+	t := &directTable{name: name}
+	for _, s := range []struct {
+		stmt  **sql.Stmt
+		query string
+	}{
+		{&t.insert, `INSERT INTO %q (_ferretdb_sjson) VALUES (?)`},
+		// A document stored as it is stays untouched, as FerretDB leaves it.
+		{&t.update, `UPDATE %q SET _ferretdb_sjson = ?1 WHERE _ferretdb_sjson->'$._id' = ?2 AND _ferretdb_sjson IS NOT ?1`},
+		{&t.exists, `SELECT 1 FROM %q WHERE _ferretdb_sjson->'$._id' = ?`},
+	} {
+		if *s.stmt, err = d.conn.PrepareContext(ctx, fmt.Sprintf(s.query, name)); err != nil {
+			t.close()
+			return nil, err
+		}
+	}
+	d.tables[name] = t
+	return t, nil
+}
+
+// replace stores w over the document with its _id, if there is one.
+func (t *directTable) replace(ctx context.Context, tx *sql.Tx, w directWrite) (found, changed bool, err error) {
+	res, err := tx.StmtContext(ctx, t.update).ExecContext(ctx, w.sjson, w.id)
+	if err != nil {
+		return false, false, err
+	}
+	if rows, err := res.RowsAffected(); err != nil || rows == 1 {
+		return rows == 1, rows == 1, err
+	}
+	err = tx.StmtContext(ctx, t.exists).QueryRowContext(ctx, w.id).Scan(new(int))
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, false, nil
+	}
+	return err == nil, false, err
+}
+
+func (t *directTable) close() {
+	for _, s := range []*sql.Stmt{t.insert, t.update, t.exists} {
+		if s != nil {
+			_ = s.Close()
+		}
+	}
+}
+
+// open returns the database's direct connection, opening it if needed; nil
+// when the database has no file yet (FerretDB creates databases).
+func (w *directWriter) open(name string) *directDB {
+	file := filepath.Join(w.dir, name+".sqlite")
+	info, err := os.Stat(file)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d := w.dbs[name]
+	if d != nil && (err != nil || !os.SameFile(d.file, info)) {
+		d.close() // dropped, and maybe created again: the old file is gone
+		delete(w.dbs, name)
+		d = nil
+	}
+	if d != nil || err != nil || w.closed {
+		return d
+	}
+	dsn := "file:" + file + "?" + url.Values{
+		"mode":    {"rw"},
+		"_pragma": {"busy_timeout(10000)", "synchronous(" + string(w.sync) + ")"},
+	}.Encode()
+	conn, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		w.logger.Warn("embedded: opening a database for direct writes", slog.String("file", file), slog.Any("error", err))
+		return nil
+	}
+	conn.SetMaxOpenConns(1)
+	conn.SetMaxIdleConns(1)
+	conn.SetConnMaxLifetime(0)
+	d = &directDB{conn: conn, file: info, tables: make(map[string]*directTable)}
+	w.dbs[name] = d
+	return d
+}
+
+// drop closes d, after an error that may have left it inside a transaction.
+func (w *directWriter) drop(name string, d *directDB) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.dbs[name] == d {
+		delete(w.dbs, name)
+	}
+	d.close()
+}
+
+func (d *directDB) close() {
+	for _, t := range d.tables {
+		t.close()
+	}
+	_ = d.conn.Close()
+}
+
+// close closes every connection; writes then all go to FerretDB.
+func (w *directWriter) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	for name, d := range w.dbs {
+		d.close()
+		delete(w.dbs, name)
+	}
+}
+
+// replyMsg wraps body in an OP_MSG answering the request whose header is
+// reqHeader.
+func replyMsg(reqHeader []byte, body bsoncore.Document) []byte {
+	out := make([]byte, msgHeaderLen, msgHeaderLen+5+len(body))
+	binary.LittleEndian.PutUint32(out[4:], uint32(guardRequestID.Add(1)))
+	copy(out[8:12], reqHeader[4:8]) // responseTo: the request's id
+	binary.LittleEndian.PutUint32(out[12:], opMsg)
+	out = binary.LittleEndian.AppendUint32(out, 0) // flags
+	out = append(append(out, 0), body...)          // section kind 0
+	binary.LittleEndian.PutUint32(out, uint32(len(out)))
+	return out
+}
