@@ -313,6 +313,7 @@ func (d *directDB) run(coll string, update bool, writes []directWrite) (bsoncore
 type directTable struct {
 	name                   string
 	insert, update, exists *sql.Stmt
+	reads                  map[string]*sql.Stmt // guard reads, by query (direct_read.go)
 }
 
 // table returns the table of collection coll. It reads FerretDB's metadata
@@ -333,7 +334,7 @@ func (d *directDB) table(ctx context.Context, coll string) (*directTable, error)
 	if t := d.tables[name]; t != nil {
 		return t, nil
 	}
-	t := &directTable{name: name}
+	t := &directTable{name: name, reads: make(map[string]*sql.Stmt)}
 	for _, s := range []struct {
 		stmt  **sql.Stmt
 		query string
@@ -373,6 +374,9 @@ func (t *directTable) close() {
 		if s != nil {
 			_ = s.Close()
 		}
+	}
+	for _, s := range t.reads {
+		_ = s.Close()
 	}
 }
 

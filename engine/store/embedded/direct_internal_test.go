@@ -282,3 +282,39 @@ func requireStored(t *testing.T, coll *mongo.Collection, want bson.D) {
 	require.Equal(t, bson.Raw(raw).String(), got.String())
 	require.True(t, strings.HasPrefix(got.String(), `{"_id"`))
 }
+
+// TestDirectGuardFields: the fields a guard reads from SQLite are the
+// values FerretDB sends for them; fields of other types are left to FerretDB.
+func TestDirectGuardFields(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv, client := startForTest(t, Config{})
+	coll := client.Database("guards").Collection("docs")
+	read := 0
+	for i, doc := range sjsonCorpus() {
+		id := fmt.Sprint("doc", i) // guards name string ids
+		doc[0].Value = id
+		_, err := coll.InsertOne(ctx, doc)
+		require.NoError(t, err)
+		var stored bson.Raw
+		require.NoError(t, coll.FindOne(ctx, bson.D{doc[0]}).Decode(&stored))
+		elems, err := stored.Elements()
+		require.NoError(t, err)
+		for _, e := range elems[1:] {
+			got, err := srv.proxy.direct.fields("guards", "docs", id, []string{e.Key(), "missing"})
+			switch e.Value().Type {
+			case bson.TypeEmbeddedDocument, bson.TypeArray, bson.TypeBinary, bson.TypeRegex, bson.TypeTimestamp:
+				require.ErrorIs(t, err, errUnsupported, "%s.%s", id, e.Key())
+				continue
+			}
+			require.NoError(t, err, "%s.%s", id, e.Key())
+			want := bsoncore.NewDocumentBuilder().AppendValue(e.Key(), bsoncore.Value{Type: bsoncore.Type(e.Value().Type), Data: e.Value().Value}).Build()
+			require.Equal(t, want.String(), got.String(), "%s.%s", id, e.Key())
+			read++
+		}
+	}
+	require.Greater(t, read, 20)
+	doc, err := srv.proxy.direct.fields("guards", "docs", "no such document", []string{"seq"})
+	require.NoError(t, err)
+	require.Nil(t, doc)
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"net"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -70,7 +71,7 @@ func (p *writeSerializer) narrowGuards(req []byte, server net.Conn, fromServer *
 		if !ok || !first {
 			continue
 		}
-		doc, err := p.findByID(server, fromServer, db, coll, id)
+		doc, err := p.guardDoc(server, fromServer, db, coll, id, rest)
 		if err != nil {
 			return nil, err
 		}
@@ -127,6 +128,57 @@ func guardedByID(stmt bsoncore.Document) (id string, rest []bsoncore.Element, ok
 func filterID(stmt bsoncore.Document) string {
 	id, _ := stmt.Lookup("q", "_id").StringValueOK()
 	return id
+}
+
+// guardDoc reads what a guard over document id of db.coll needs: the
+// fields it names, from SQLite when the direct path can read them
+// (direct_read.go), else the whole document through FerretDB. nil when there
+// is no such document.
+func (p *writeSerializer) guardDoc(server net.Conn, fromServer *bufio.Reader, db, coll, id string, guard []bsoncore.Element) (bsoncore.Document, error) {
+	if p.direct != nil {
+		if fields, ok := guardFields(guard, nil); ok {
+			if doc, err := p.direct.fields(db, coll, id, fields); err == nil {
+				return doc, nil
+			}
+		}
+	}
+	return p.findByID(server, fromServer, db, coll, id)
+}
+
+// guardFields appends the top-level fields a filter names, through $or and
+// $and; ok is false for a filter on anything else (dotted paths, other
+// operators at the top).
+func guardFields(filter []bsoncore.Element, fields []string) ([]string, bool) {
+	for _, e := range filter {
+		key := e.Key()
+		if key != "$or" && key != "$and" {
+			if strings.HasPrefix(key, "$") || strings.Contains(key, ".") {
+				return nil, false
+			}
+			if !slices.Contains(fields, key) {
+				fields = append(fields, key)
+			}
+			continue
+		}
+		branches, err := e.Value().Array().Values()
+		if err != nil {
+			return nil, false
+		}
+		for _, b := range branches {
+			sub, ok := b.DocumentOK()
+			if !ok {
+				return nil, false
+			}
+			elems, err := sub.Elements()
+			if err != nil {
+				return nil, false
+			}
+			if fields, ok = guardFields(elems, fields); !ok {
+				return nil, false
+			}
+		}
+	}
+	return fields, true
 }
 
 // findByID reads document id of db.coll over the proxy's connection to
