@@ -19,6 +19,16 @@
 // updates are atomic as on MongoDB (TestConcurrent*). It holds only because
 // one process owns the data directory.
 //
+// The proxy runs the store's hot writes on SQLite itself (direct.go), in
+// FerretDB's storage format: an insert, and an update whose statements each
+// replace one document by _id, are one SQLite transaction of prepared
+// statements, where FerretDB would decode every document into its own types
+// and commit each update statement on its own. A guarded update's guard
+// reads only the fields it names (direct_read.go). Anything else, and any
+// error, goes to FerretDB as it came, so answers and errors are FerretDB's.
+// On one machine this took the durable benchmark from about 900 to about
+// 2,000 instances/s (BENCHMARKS.md).
+//
 // # Rules for store code
 //
 // FerretDB v1.24 is not MongoDB. Store code must run on both, so it keeps to
