@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -26,8 +28,7 @@ import (
 //
 // FerretDB runs each update statement as a read, a decode into its own
 // types and a write in a transaction of its own, and parses a new SQL
-// statement for every insert. Here a whole command is one transaction of
-// prepared statements: the instances' snapshots of one group commit cost one
+// statement for every insert. Here a whole command is one transaction: the instances' snapshots of one group commit cost one
 // commit to disk instead of one each. The proxy holds the database's write
 // lock around it (writeSerializer.relay), as for commands FerretDB runs.
 //
@@ -52,9 +53,8 @@ type directWriter struct {
 // directDB is one database file, opened by this path with one connection.
 // The proxy's write lock for the database serialises its use.
 type directDB struct {
-	conn   *sql.DB
-	file   os.FileInfo // the file opened: a dropped and created again database is another file
-	tables map[string]*directTable
+	conn *sql.DB
+	file os.FileInfo // the file opened: a dropped and created again database is another file
 }
 
 func newDirectWriter(dir string, sync Sync, logger *slog.Logger) *directWriter {
@@ -250,12 +250,12 @@ var (
 
 // run stores writes in collection coll in one transaction and returns the
 // command's reply body, as FerretDB answers it.
+//
+// Statements are not kept prepared: the modernc driver prepares a statement
+// again at every execution anyway. Inserts go in rows of one statement
+// instead, as FerretDB sends them.
 func (d *directDB) run(coll string, update bool, writes []directWrite) (bsoncore.Document, error) {
 	ctx := context.Background()
-	t, err := d.table(ctx, coll)
-	if err != nil {
-		return nil, err
-	}
 	tx, err := d.conn.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errConnBroken, err)
@@ -266,118 +266,130 @@ func (d *directDB) run(coll string, update bool, writes []directWrite) (bsoncore
 			_ = tx.Rollback()
 		}
 	}()
-	var n, modified, upserts int32
-	upserted := bsoncore.NewArrayBuilder()
-	for i, w := range writes {
-		if !update {
-			if _, err := tx.StmtContext(ctx, t.insert).ExecContext(ctx, w.sjson); err != nil {
-				return nil, err
-			}
-			n++
-			continue
+	table, err := tableOf(ctx, tx, coll)
+	if err != nil {
+		return nil, err
+	}
+	reply := bsoncore.NewDocumentBuilder()
+	if !update {
+		if err := insertRows(ctx, tx, table, writes); err != nil {
+			return nil, err
 		}
-		found, changed, err := t.replace(ctx, tx, w)
+		reply.AppendInt32("n", int32(len(writes))) //nolint:gosec // a command holds at most 100,000 documents
+	} else {
+		n, modified, upserted, err := replaceAll(ctx, tx, table, writes)
+		if err != nil {
+			return nil, err
+		}
+		reply.AppendInt32("n", n)
+		if upserted != nil {
+			reply.AppendArray("upserted", upserted)
+		}
+		reply.AppendInt32("nModified", modified)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("%w: commit: %w", errConnBroken, err)
+	}
+	committed = true
+	return reply.AppendDouble("ok", 1).Build(), nil
+}
+
+// tableOf returns the table of collection coll from FerretDB's metadata,
+// read in the transaction: a collection dropped and created again may be
+// capped now.
+func tableOf(ctx context.Context, q querier, coll string) (string, error) {
+	var (
+		name   string
+		capped int64
+	)
+	err := q.QueryRowContext(ctx, `SELECT table_name, coalesce(settings->>'$.cappedSize', 0) FROM "_ferretdb_collections" WHERE name = ?`,
+		coll).Scan(&name, &capped)
+	switch {
+	case errors.Is(err, sql.ErrNoRows) || err == nil && capped > 0:
+		return "", errNotDirect
+	case err != nil:
+		return "", err
+	}
+	return name, nil
+}
+
+// querier is a connection or a transaction.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// insertRows inserts the documents, up to insertRowsMax a statement.
+func insertRows(ctx context.Context, tx *sql.Tx, table string, writes []directWrite) error {
+	for chunk := range slices.Chunk(writes, insertRowsMax) {
+		var q strings.Builder
+		fmt.Fprintf(&q, `INSERT INTO %q (_ferretdb_sjson) VALUES (?)`, table)
+		args := make([]any, len(chunk))
+		for i, w := range chunk {
+			if i > 0 {
+				q.WriteString(", (?)")
+			}
+			args[i] = w.sjson
+		}
+		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertRowsMax is FerretDB's default batch size.
+const insertRowsMax = 100
+
+// replaceAll runs the replacements in order: n counts the documents found
+// and upserted, modified those changed, upserted lists the upserts by
+// statement index (nil for none).
+func replaceAll(ctx context.Context, tx *sql.Tx, table string, writes []directWrite) (n, modified int32, upserted bsoncore.Array, err error) {
+	var ups *bsoncore.ArrayBuilder
+	for i, w := range writes {
+		found, changed, err := replace(ctx, tx, table, w)
 		switch {
 		case err != nil:
-			return nil, err
+			return 0, 0, nil, err
 		case found:
 			n++
 			if changed {
 				modified++
 			}
 		case w.upsert:
-			if _, err := tx.StmtContext(ctx, t.insert).ExecContext(ctx, w.sjson); err != nil {
-				return nil, err
+			if err := insertRows(ctx, tx, table, []directWrite{w}); err != nil {
+				return 0, 0, nil, err
 			}
 			n++ // as MongoDB and FerretDB count an upsert
-			upserts++
-			upserted.AppendDocument(bsoncore.NewDocumentBuilder().
+			if ups == nil {
+				ups = bsoncore.NewArrayBuilder()
+			}
+			ups.AppendDocument(bsoncore.NewDocumentBuilder().
 				AppendInt32("index", int32(i)).AppendValue("_id", w.idVal).Build()) //nolint:gosec // a command holds at most 100,000 statements
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("%w: commit: %w", errConnBroken, err)
+	if ups != nil {
+		upserted = ups.Build()
 	}
-	committed = true
-	reply := bsoncore.NewDocumentBuilder().AppendInt32("n", n)
-	if update {
-		if upserts > 0 {
-			reply.AppendArray("upserted", upserted.Build())
-		}
-		reply.AppendInt32("nModified", modified)
-	}
-	return reply.AppendDouble("ok", 1).Build(), nil
+	return n, modified, upserted, nil
 }
 
-// directTable is a collection's table and the statements prepared on it.
-type directTable struct {
-	name                   string
-	insert, update, exists *sql.Stmt
-	reads                  map[string]*sql.Stmt // guard reads, by query (direct_read.go)
-}
-
-// table returns the table of collection coll. It reads FerretDB's metadata
-// every time: a collection dropped and created again may be capped now.
-func (d *directDB) table(ctx context.Context, coll string) (*directTable, error) {
-	var (
-		name   string
-		capped int64
-	)
-	err := d.conn.QueryRowContext(ctx, `SELECT table_name, coalesce(settings->>'$.cappedSize', 0) FROM "_ferretdb_collections" WHERE name = ?`,
-		coll).Scan(&name, &capped)
-	switch {
-	case errors.Is(err, sql.ErrNoRows) || err == nil && capped > 0:
-		return nil, errNotDirect
-	case err != nil:
-		return nil, err
-	}
-	if t := d.tables[name]; t != nil {
-		return t, nil
-	}
-	t := &directTable{name: name, reads: make(map[string]*sql.Stmt)}
-	for _, s := range []struct {
-		stmt  **sql.Stmt
-		query string
-	}{
-		{&t.insert, `INSERT INTO %q (_ferretdb_sjson) VALUES (?)`},
-		// A document stored as it is stays untouched, as FerretDB leaves it.
-		{&t.update, `UPDATE %q SET _ferretdb_sjson = ?1 WHERE _ferretdb_sjson->'$._id' = ?2 AND _ferretdb_sjson IS NOT ?1`},
-		{&t.exists, `SELECT 1 FROM %q WHERE _ferretdb_sjson->'$._id' = ?`},
-	} {
-		if *s.stmt, err = d.conn.PrepareContext(ctx, fmt.Sprintf(s.query, name)); err != nil {
-			t.close()
-			return nil, err
-		}
-	}
-	d.tables[name] = t
-	return t, nil
-}
-
-// replace stores w over the document with its _id, if there is one.
-func (t *directTable) replace(ctx context.Context, tx *sql.Tx, w directWrite) (found, changed bool, err error) {
-	res, err := tx.StmtContext(ctx, t.update).ExecContext(ctx, w.sjson, w.id)
+// replace stores w over the document with its _id, if there is one. A
+// document that is stored as it is stays untouched, as FerretDB leaves it.
+func replace(ctx context.Context, tx *sql.Tx, table string, w directWrite) (found, changed bool, err error) {
+	res, err := tx.ExecContext(ctx, fmt.Sprintf(
+		`UPDATE %q SET _ferretdb_sjson = ?1 WHERE _ferretdb_sjson->'$._id' = ?2 AND _ferretdb_sjson IS NOT ?1`, table),
+		w.sjson, w.id)
 	if err != nil {
 		return false, false, err
 	}
 	if rows, err := res.RowsAffected(); err != nil || rows == 1 {
 		return rows == 1, rows == 1, err
 	}
-	err = tx.StmtContext(ctx, t.exists).QueryRowContext(ctx, w.id).Scan(new(int))
+	err = tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT 1 FROM %q WHERE _ferretdb_sjson->'$._id' = ?`, table), w.id).Scan(new(int))
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, false, nil
 	}
 	return err == nil, false, err
-}
-
-func (t *directTable) close() {
-	for _, s := range []*sql.Stmt{t.insert, t.update, t.exists} {
-		if s != nil {
-			_ = s.Close()
-		}
-	}
-	for _, s := range t.reads {
-		_ = s.Close()
-	}
 }
 
 // open returns the database's direct connection, opening it if needed; nil
@@ -408,7 +420,7 @@ func (w *directWriter) open(name string) *directDB {
 	conn.SetMaxOpenConns(1)
 	conn.SetMaxIdleConns(1)
 	conn.SetConnMaxLifetime(0)
-	d = &directDB{conn: conn, file: info, tables: make(map[string]*directTable)}
+	d = &directDB{conn: conn, file: info}
 	w.dbs[name] = d
 	return d
 }
@@ -423,12 +435,7 @@ func (w *directWriter) drop(name string, d *directDB) {
 	d.close()
 }
 
-func (d *directDB) close() {
-	for _, t := range d.tables {
-		t.close()
-	}
-	_ = d.conn.Close()
-}
+func (d *directDB) close() { _ = d.conn.Close() }
 
 // close closes every connection; writes then all go to FerretDB.
 func (w *directWriter) close() {

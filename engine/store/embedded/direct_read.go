@@ -27,11 +27,11 @@ func (w *directWriter) fields(db, coll, id string, fields []string) (bsoncore.Do
 		return nil, errNotDirect
 	}
 	ctx := context.Background()
-	t, err := d.table(ctx, coll)
+	table, err := tableOf(ctx, d.conn, coll)
 	if err != nil {
 		return nil, err
 	}
-	stmt, err := d.fieldsStmt(ctx, t, fields)
+	query, err := fieldsQuery(table, fields)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (w *directWriter) fields(db, coll, id string, fields []string) (bsoncore.Do
 		dest[i] = &row[i]
 	}
 	key, _ := appendString(nil, id)
-	err = stmt.QueryRowContext(ctx, string(key)).Scan(dest...)
+	err = d.conn.QueryRowContext(ctx, query, string(key)).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -61,29 +61,20 @@ func (w *directWriter) fields(db, coll, id string, fields []string) (bsoncore.Do
 	return b.Build(), nil
 }
 
-// fieldsStmt prepares (once per table and field list) the read of fields.
-func (d *directDB) fieldsStmt(ctx context.Context, t *directTable, fields []string) (*sql.Stmt, error) {
+// fieldsQuery reads each field's sjson type and JSON value.
+func fieldsQuery(table string, fields []string) (string, error) {
 	var q strings.Builder
 	q.WriteString("SELECT 1")
 	for _, f := range fields {
 		for i := range len(f) {
 			if !plainByte(f[i]) || f[i] == '.' {
-				return nil, errUnsupported
+				return "", errUnsupported
 			}
 		}
 		fmt.Fprintf(&q, `, _ferretdb_sjson->>'$."$s".p.%q.t', _ferretdb_sjson->'$.%q'`, f, f)
 	}
-	fmt.Fprintf(&q, ` FROM %q WHERE _ferretdb_sjson->'$._id' = ?`, t.name)
-	query := q.String()
-	if s := t.reads[query]; s != nil {
-		return s, nil
-	}
-	s, err := d.conn.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	t.reads[query] = s
-	return s, nil
+	fmt.Fprintf(&q, ` FROM %q WHERE _ferretdb_sjson->'$._id' = ?`, table)
+	return q.String(), nil
 }
 
 // appendField appends a field read from SQLite, as JSON text with its
