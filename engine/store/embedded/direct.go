@@ -55,6 +55,9 @@ type directWriter struct {
 type directDB struct {
 	conn *sql.DB
 	file os.FileInfo // the file opened: a dropped and created again database is another file
+
+	mu     sync.Mutex
+	tables map[string]string // by collection: the uncapped ones, from FerretDB's metadata
 }
 
 func newDirectWriter(dir string, sync Sync, logger *slog.Logger) *directWriter {
@@ -120,6 +123,10 @@ func (w *directWriter) write(req []byte) (reply []byte, ok bool) {
 		}
 		if errors.Is(err, errConnBroken) {
 			w.drop(db, d)
+		} else if !errors.Is(err, errNotDirect) {
+			d.mu.Lock()
+			clear(d.tables) // the table may be gone
+			d.mu.Unlock()
 		}
 		return nil, false
 	}
@@ -266,7 +273,7 @@ func (d *directDB) run(coll string, update bool, writes []directWrite) (bsoncore
 			_ = tx.Rollback()
 		}
 	}()
-	table, err := tableOf(ctx, tx, coll)
+	table, err := d.table(ctx, tx, coll)
 	if err != nil {
 		return nil, err
 	}
@@ -294,10 +301,16 @@ func (d *directDB) run(coll string, update bool, writes []directWrite) (bsoncore
 	return reply.AppendDouble("ok", 1).Build(), nil
 }
 
-// tableOf returns the table of collection coll from FerretDB's metadata,
-// read in the transaction: a collection dropped and created again may be
+// table returns the table of collection coll, from FerretDB's metadata
+// the first time. Commands that drop, create or rename collections clear
+// what is known (forget): a collection dropped and created again may be
 // capped now.
-func tableOf(ctx context.Context, q querier, coll string) (string, error) {
+func (d *directDB) table(ctx context.Context, q querier, coll string) (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if name, ok := d.tables[coll]; ok {
+		return name, nil
+	}
 	var (
 		name   string
 		capped int64
@@ -310,7 +323,39 @@ func tableOf(ctx context.Context, q querier, coll string) (string, error) {
 	case err != nil:
 		return "", err
 	}
+	d.tables[coll] = name
 	return name, nil
+}
+
+// schemaCommands change which collections exist or what they are.
+var schemaCommands = map[string]bool{
+	"drop": true, "create": true, "renameCollection": true, "dropDatabase": true,
+	"convertToCapped": true, "cloneCollectionAsCapped": true,
+}
+
+// forget clears what is known of the collections of the request's database
+// (of every database for a rename, which names two) if the request is a
+// schema command; it returns whether it was.
+func (w *directWriter) forget(req []byte) bool {
+	body, ok := msgBody(req)
+	if !ok {
+		return false
+	}
+	first, err := body.IndexErr(0)
+	if err != nil || !schemaCommands[first.Key()] {
+		return false
+	}
+	db, _ := body.Lookup("$db").StringValueOK()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for name, d := range w.dbs {
+		if name == db || first.Key() == "renameCollection" {
+			d.mu.Lock()
+			clear(d.tables)
+			d.mu.Unlock()
+		}
+	}
+	return true
 }
 
 // querier is a connection or a transaction.
@@ -420,7 +465,7 @@ func (w *directWriter) open(name string) *directDB {
 	conn.SetMaxOpenConns(1)
 	conn.SetMaxIdleConns(1)
 	conn.SetConnMaxLifetime(0)
-	d = &directDB{conn: conn, file: info}
+	d = &directDB{conn: conn, file: info, tables: make(map[string]string)}
 	w.dbs[name] = d
 	return d
 }

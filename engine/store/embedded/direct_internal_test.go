@@ -318,3 +318,31 @@ func TestDirectGuardFields(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, doc)
 }
+
+// TestDirectWritesLeaveCappedToFerretDB: a collection dropped and created
+// again as capped is FerretDB's to write (it numbers a capped collection's
+// records).
+func TestDirectWritesLeaveCappedToFerretDB(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv, client := startForTest(t, Config{})
+	db := client.Database("capped")
+	coll := db.Collection("docs")
+	_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "seed"}})
+	require.NoError(t, err)
+	_, err = coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "direct"}})
+	require.NoError(t, err)
+	direct := srv.proxy.direct.commands.Load()
+	require.Positive(t, direct, "an uncapped collection is written directly")
+
+	require.NoError(t, coll.Drop(ctx))
+	require.NoError(t, db.CreateCollection(ctx, "docs", options.CreateCollection().SetCapped(true).SetSizeInBytes(1<<20)))
+	for i := range 3 {
+		_, err = coll.InsertOne(ctx, bson.D{{Key: "_id", Value: fmt.Sprint("capped", i)}})
+		require.NoError(t, err)
+	}
+	require.Equal(t, direct, srv.proxy.direct.commands.Load(), "nothing written directly to the capped collection")
+	n, err := coll.CountDocuments(ctx, bson.D{})
+	require.NoError(t, err)
+	require.Equal(t, int64(3), n)
+}

@@ -27,7 +27,7 @@ func (w *directWriter) fields(db, coll, id string, fields []string) (bsoncore.Do
 		return nil, errNotDirect
 	}
 	ctx := context.Background()
-	table, err := tableOf(ctx, d.conn, coll)
+	table, err := d.table(ctx, d.conn, coll)
 	if err != nil {
 		return nil, err
 	}

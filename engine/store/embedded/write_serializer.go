@@ -109,6 +109,7 @@ func (p *writeSerializer) relay(client, server net.Conn) error {
 			return err
 		}
 		unlock := p.lockFor(req)
+		schema := p.direct != nil && p.direct.forget(req)
 		out, err := p.narrowGuards(req, server, fromServer)
 		if err == nil {
 			if reply, ok := p.writeDirect(out); ok {
@@ -116,6 +117,9 @@ func (p *writeSerializer) relay(client, server net.Conn) error {
 			} else {
 				err = p.roundTrip(out, &res, client, server, fromServer)
 			}
+		}
+		if schema {
+			p.direct.forget(req) // and after: a direct write may have looked in between
 		}
 		unlock()
 		if err != nil {
@@ -175,8 +179,21 @@ func (p *writeSerializer) lockFor(msg []byte) func() {
 // opcodes (the legacy OP_QUERY handshake, OP_COMPRESSED, which is never
 // negotiated because FerretDB offers no compressors) are not writes.
 func writeDatabase(msg []byte) (string, bool) {
-	if len(msg) < msgHeaderLen+5 || binary.LittleEndian.Uint32(msg[12:]) != opMsg {
+	body, ok := msgBody(msg)
+	if !ok {
 		return "", false
+	}
+	first, err := body.IndexErr(0)
+	if err != nil || !serializedCommands[first.Key()] {
+		return "", false
+	}
+	return body.Lookup("$db").StringValueOK()
+}
+
+// msgBody returns the command body of an OP_MSG, without reading the rest.
+func msgBody(msg []byte) (bsoncore.Document, bool) {
+	if len(msg) < msgHeaderLen+5 || binary.LittleEndian.Uint32(msg[12:]) != opMsg {
+		return nil, false
 	}
 	end := len(msg)
 	if msgFlags(msg)&flagChecksumSent != 0 {
@@ -186,23 +203,18 @@ func writeDatabase(msg []byte) (string, bool) {
 		kind := msg[i]
 		i++
 		if i+4 > end {
-			return "", false
+			return nil, false
 		}
 		size := int(binary.LittleEndian.Uint32(msg[i:]))
 		if size < 5 || i+size > end {
-			return "", false
+			return nil, false
 		}
-		if kind == 0 { // the command body
-			body := bsoncore.Document(msg[i : i+size])
-			first, err := body.IndexErr(0)
-			if err != nil || !serializedCommands[first.Key()] {
-				return "", false
-			}
-			return body.Lookup("$db").StringValueOK()
+		if kind == 0 {
+			return bsoncore.Document(msg[i : i+size]), true
 		}
 		i += size // kind 1: a document sequence, size includes itself
 	}
-	return "", false
+	return nil, false
 }
 
 func msgFlags(msg []byte) uint32 {
