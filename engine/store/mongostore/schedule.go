@@ -13,11 +13,11 @@ import (
 	"github.com/workflowpp/wfpp/engine"
 )
 
-// scheduleRevs is the rev of each schedule as this process stored it. Under
-// SingleWriter no other process writes, so the stored rev is the one known
-// here, and the guard of an update is checked here: FerretDB scans the whole
-// collection for a filter of {_id, rev}, which made each claim of a tick
-// cost a scan of every schedule.
+// scheduleRevs is the rev of each schedule as this process stored or
+// listed it. Under SingleWriter no other process writes, so the stored rev
+// is the one known here, and the guard of an update is checked here:
+// FerretDB scans the whole collection for a filter of {_id, rev}, which
+// made each claim of a tick cost a scan of every schedule.
 type scheduleRevs struct {
 	mu  sync.Mutex
 	rev map[string]int64
@@ -181,11 +181,28 @@ func (s *Store) Schedule(ctx context.Context, id string) (engine.Schedule, error
 	return sc, mapErr(err, "schedule "+id)
 }
 
+// Schedules lists the schedules. Under SingleWriter it notes the revs not
+// known yet (scheduleRevs), so that the first claims after a start, of
+// schedules the scheduler has just listed, need not read them one by one.
+// A rev known already is kept: a write since this read began set it.
 func (s *Store) Schedules(ctx context.Context) ([]engine.Schedule, error) {
 	cur, err := s.schedules.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
 	if err != nil {
 		return nil, mapErr(err, "schedules")
 	}
 	out := []engine.Schedule{}
-	return out, mapErr(cur.All(ctx, &out), "schedules")
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, mapErr(err, "schedules")
+	}
+	if s.singleWriter {
+		r := &s.scheduleRevs
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, sc := range out {
+			if _, ok := r.rev[sc.ID]; !ok {
+				r.set(sc.ID, sc.Rev)
+			}
+		}
+	}
+	return out, nil
 }

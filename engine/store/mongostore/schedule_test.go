@@ -1,10 +1,16 @@
 package mongostore_test
 
 import (
+	"context"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	mevent "go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/workflowpp/wfpp/engine"
 	"github.com/workflowpp/wfpp/engine/store/embedded"
@@ -116,4 +122,60 @@ func TestSchedulesTwoEnginesFireOnce(t *testing.T) {
 		next = more
 	}
 	require.Equal(t, schedules*ticks, started, "one instance per tick")
+}
+
+// TestSchedulesSingleWriterRestart: a single-writer store started on
+// schedules another one stored checks its claims against the revs it
+// listed, without reading each schedule again, and still refuses a stale
+// one.
+func TestSchedulesSingleWriterRestart(t *testing.T) {
+	ctx := t.Context()
+	srv, err := embedded.Start(ctx, embedded.Config{DataDir: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, srv.Close(context.Background())) })
+	var finds atomic.Int64
+	client, err := mongo.Connect(options.Client().ApplyURI(srv.URI()).SetMonitor(&mevent.CommandMonitor{
+		Started: func(_ context.Context, e *mevent.CommandStartedEvent) {
+			if e.CommandName == "find" {
+				finds.Add(1)
+			}
+		},
+	}))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, client.Disconnect(context.Background())) })
+	open := func() *mongostore.Store {
+		st, err := mongostore.New(ctx, client.Database("restart"), mongostore.Config{SingleWriter: true})
+		require.NoError(t, err)
+		return st
+	}
+	epoch := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	before := open()
+	var claims []engine.ScheduleUpdate
+	for i := range 40 {
+		sc := engine.Schedule{ID: fmt.Sprintf("s%02d", i), DefinitionKey: "quick", Cron: "* * * * *", Enabled: true, NextFire: epoch, Rev: 1}
+		require.NoError(t, before.CreateSchedule(ctx, sc))
+		sc.NextFire, sc.Pending, sc.Rev = epoch.Add(time.Minute), []time.Time{epoch}, 2
+		claims = append(claims, engine.ScheduleUpdate{Schedule: sc, PrevRev: 1})
+	}
+	claims[7].PrevRev = 4 // stale: s07 is at rev 1
+
+	after := open() // the next process
+	listed, err := after.Schedules(ctx)
+	require.NoError(t, err)
+	require.Len(t, listed, 40)
+	finds.Store(0)
+	for i, err := range after.UpdateSchedules(ctx, claims) {
+		if i == 7 {
+			require.ErrorIs(t, err, engine.ErrConflict)
+			continue
+		}
+		require.NoError(t, err)
+	}
+	require.Zero(t, finds.Load(), "claims of listed schedules read none of them")
+	require.NoError(t, after.UpdateSchedule(ctx, claims[7].Schedule, 1))
+	listed, err = after.Schedules(ctx)
+	require.NoError(t, err)
+	for _, sc := range listed {
+		require.Equal(t, int64(2), sc.Rev, sc.ID)
+	}
 }
