@@ -142,6 +142,10 @@ func (s *Store) replaceSchedules(ctx context.Context, updates []engine.ScheduleU
 }
 
 // scheduleWritten reads back whether u was written by the write of nonce.
+// A write of ours that another replica's has replaced since reads as a
+// conflict: the scheduler then reads the schedule again, finds the tick
+// claimed, and starts its instance under the id the claim recorded, which
+// cannot make a second one.
 func (s *Store) scheduleWritten(ctx context.Context, u engine.ScheduleUpdate, nonce string) error {
 	var cur struct {
 		Write string `bson:"write"`
