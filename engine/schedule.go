@@ -58,6 +58,13 @@ type ScheduleRun struct {
 	Attempts   int       `json:"attempts,omitempty" bson:"attempts,omitempty"`
 }
 
+// ScheduleUpdate is one guarded write of Store.UpdateSchedules: Schedule
+// replaces the stored one while its Rev is PrevRev.
+type ScheduleUpdate struct {
+	Schedule Schedule
+	PrevRev  int64
+}
+
 // ScheduleRetry retries a start that failed (the definition disabled, the
 // store briefly away): Attempts in all, Delay before the second, each next
 // delay Factor times the one before.

@@ -75,6 +75,12 @@ type Store interface {
 	// single-document write: of two schedulers claiming the same tick one
 	// wins and the other gets ErrConflict. ErrNotFound when it is gone.
 	UpdateSchedule(ctx context.Context, s Schedule, prevRev int64) error
+	// UpdateSchedules is UpdateSchedule for many schedules, each a
+	// different one, in few store commands: a tick when thousands of
+	// schedules are due claims them together rather than one write each.
+	// Each update stands alone, there is no transaction; errs[i] is what
+	// UpdateSchedule would have returned for updates[i].
+	UpdateSchedules(ctx context.Context, updates []ScheduleUpdate) (errs []error)
 	// DeleteSchedule removes a schedule; ErrNotFound when there is none.
 	DeleteSchedule(ctx context.Context, id string) error
 }

@@ -16,6 +16,10 @@ func (s *Store) UpdateSchedule(ctx context.Context, sc engine.Schedule, prevRev 
 	return s.inner.UpdateSchedule(ctx, sc, prevRev)
 }
 
+func (s *Store) UpdateSchedules(ctx context.Context, updates []engine.ScheduleUpdate) []error {
+	return s.inner.UpdateSchedules(ctx, updates)
+}
+
 func (s *Store) DeleteSchedule(ctx context.Context, id string) error {
 	return s.inner.DeleteSchedule(ctx, id)
 }

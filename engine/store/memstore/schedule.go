@@ -23,6 +23,21 @@ func (s *Store) CreateSchedule(_ context.Context, sc engine.Schedule) error {
 func (s *Store) UpdateSchedule(_ context.Context, sc engine.Schedule, prevRev int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.updateSchedule(sc, prevRev)
+}
+
+func (s *Store) UpdateSchedules(_ context.Context, updates []engine.ScheduleUpdate) []error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	errs := make([]error, len(updates))
+	for i, u := range updates {
+		errs[i] = s.updateSchedule(u.Schedule, u.PrevRev)
+	}
+	return errs
+}
+
+// updateSchedule replaces a schedule at rev prevRev; s.mu is held.
+func (s *Store) updateSchedule(sc engine.Schedule, prevRev int64) error {
 	old, ok := s.schedules[sc.ID]
 	switch {
 	case !ok:

@@ -70,6 +70,7 @@ func Run(t *testing.T, newStore func(t *testing.T) engine.Store, opts ...Option)
 		{"Limits", testLimits},
 		{"StepCache", testStepCache},
 		{"Schedules", testSchedules},
+		{"ScheduleBatch", testScheduleBatch},
 		{"BufferedMessages", testBufferedMessages},
 		{"Places", testPlaces},
 		{"Ping", func(t *testing.T, s engine.Store) { require.NoError(t, s.Ping(t.Context())) }},
