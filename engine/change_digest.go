@@ -1,0 +1,38 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// ChangeDigest says which instances one replica committed lately. Without
+// Redis, each replica's live event source reads the other replicas'
+// digests, a few small documents found by _id, instead of querying every
+// instance for recent updates (on the embedded store any such query decodes
+// the whole instances collection), and reads the events of the instances
+// they name from the log.
+type ChangeDigest struct {
+	Replica   string         `json:"replica" bson:"_id"`
+	Published time.Time      `json:"publishedAt" bson:"published_at"`
+	Changes   []DigestChange `json:"changes" bson:"changes"`
+}
+
+// DigestChange is one instance of a ChangeDigest: its events after After,
+// up to Seq, were committed, the last at At.
+type DigestChange struct {
+	InstanceID string    `json:"instanceId" bson:"i"`
+	After      uint64    `json:"after" bson:"a"`
+	Seq        uint64    `json:"seq" bson:"s"`
+	At         time.Time `json:"at" bson:"t"`
+}
+
+// ChangeDigests is where replicas publish their ChangeDigests: one per
+// replica, replaced at each publication.
+type ChangeDigests interface {
+	PublishDigest(ctx context.Context, d ChangeDigest) error
+	// Digests returns every replica's digest.
+	Digests(ctx context.Context) ([]ChangeDigest, error)
+	// RemoveDigests removes the digests published before before: those of
+	// replicas gone.
+	RemoveDigests(ctx context.Context, before time.Time) error
+}
