@@ -16,12 +16,15 @@ func (r *ReplicaSource) setPollFrom(from time.Time) {
 	r.seenMu.Unlock()
 }
 
-// pollLoop reads the log every PollInterval (FanoutPollInterval while Redis
-// carries the events), each time from a little before the previous poll.
+// pollLoop polls every PollInterval (FanoutPollInterval while Redis
+// carries the events). A poll reads the other replicas' change digests, or
+// queries the instances updated since a little before the previous query:
+// without digests, every FanoutPollInterval, and when the digests may have
+// dropped changes since the previous poll.
 func (r *ReplicaSource) pollLoop(ctx context.Context) {
-	from := time.Now().Add(-pollOverlap)
+	from := time.Now().Add(-pollOverlap) // where the next query starts reading
 	r.setPollFrom(from)
-	lastPoll := time.Time{}
+	var lastPoll, lastQuery time.Time
 	t := time.NewTicker(r.cfg.PollInterval)
 	defer t.Stop()
 	for {
@@ -30,18 +33,29 @@ func (r *ReplicaSource) pollLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if r.cfg.Fanout() && time.Since(lastPoll) < r.cfg.FanoutPollInterval {
+		started := time.Now()
+		query := r.cfg.Digests == nil || r.cfg.Fanout() || started.Sub(lastPoll) > digestKeep/2 ||
+			started.Sub(lastQuery) >= r.cfg.FanoutPollInterval
+		if r.cfg.Fanout() && started.Sub(lastQuery) < r.cfg.FanoutPollInterval {
 			continue
 		}
-		started := time.Now()
-		if err := r.poll(ctx, from); err != nil {
+		var err error
+		if query {
+			err = r.poll(ctx, from)
+		} else {
+			err = r.pollDigests(ctx)
+		}
+		if err != nil {
 			if ctx.Err() == nil {
 				r.cfg.Logger.Warn("live events: polling the log for other replicas' events", "err", err)
 			}
 			continue // the next poll covers this window too
 		}
-		lastPoll, from = started, started.Add(-pollOverlap)
-		r.setPollFrom(from)
+		lastPoll = started
+		if query {
+			lastQuery, from = started, started.Add(-pollOverlap)
+			r.setPollFrom(from)
+		}
 	}
 }
 

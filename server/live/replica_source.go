@@ -62,7 +62,18 @@ type ReplicaConfig struct {
 	Fanout             func() bool
 	PollInterval       time.Duration // while nothing else brings other replicas' events; default 500 ms
 	FanoutPollInterval time.Duration // while Fanout says events come through Redis; default 10 s
-	Logger             *slog.Logger
+	// Digests, with Replica and Own, spares most polls their query of the
+	// instances updated lately, which decodes every instance on the
+	// embedded store: while Fanout is false, this source publishes which
+	// instances Own (this replica's engine) commits as Replica's digest,
+	// every quarter PollInterval, and each poll reads the other replicas'
+	// digests instead. The query still runs every FanoutPollInterval, for
+	// what a replica that died did not publish, and when a poll comes too
+	// late for the digests. Nil: every poll queries the instances.
+	Digests engine.ChangeDigests
+	Replica string
+	Own     EventSource
+	Logger  *slog.Logger
 }
 
 // WithDefaults returns c with every zero field but Events, Log and Fanout
@@ -83,6 +94,9 @@ func (c ReplicaConfig) validate() error {
 	var errs []error
 	if c.Events == nil {
 		errs = append(errs, errors.New("live replica source: Events is required"))
+	}
+	if c.Digests != nil && (c.Log == nil || c.Replica == "" || c.Own == nil) {
+		errs = append(errs, errors.New("live replica source: Digests needs Log, Replica and Own"))
 	}
 	if c.PollInterval < 0 || c.FanoutPollInterval < 0 {
 		errs = append(errs, fmt.Errorf("live replica source: poll intervals must not be negative, got %s and %s", c.PollInterval, c.FanoutPollInterval))
@@ -111,7 +125,11 @@ type ReplicaSource struct {
 	seenMu    sync.Mutex
 	seen      map[string]seenSeq // instance id → the last sequence delivered
 	lastSweep time.Time
-	pollFrom  time.Time // where the next poll starts reading
+	pollFrom  time.Time // where the next query of the instances starts reading
+
+	ownMu    sync.Mutex
+	own      map[string]ownChange // this replica's changes of the last digestKeep, by instance
+	ownDirty bool                 // changed since the last publication
 
 	// The largest delay from an event's time to its delivery, in the
 	// window that began at lagStart and in the one before it.
@@ -122,6 +140,7 @@ type ReplicaSource struct {
 	startOnce   sync.Once
 	closeOnce   sync.Once
 	unsubscribe func()
+	unsubOwn    func()
 	stop        context.CancelFunc
 	wg          sync.WaitGroup
 }
@@ -139,7 +158,7 @@ func NewReplicaSource(cfg ReplicaConfig) (*ReplicaSource, error) {
 	}
 	return &ReplicaSource{
 		cfg: cfg, subs: map[*func([]engine.Event)]struct{}{}, wake: make(chan struct{}, 1),
-		seen: map[string]seenSeq{}, lastSweep: time.Now(),
+		seen: map[string]seenSeq{}, lastSweep: time.Now(), own: map[string]ownChange{},
 	}, nil
 }
 
@@ -171,6 +190,12 @@ func (r *ReplicaSource) start() {
 		go func() { defer r.wg.Done(); r.pollLoop(ctx) }()
 	}
 	r.unsubscribe = r.cfg.Events.Subscribe(r.enqueue)
+	r.unsubOwn = func() {}
+	if r.cfg.Digests != nil {
+		r.unsubOwn = r.cfg.Own.Subscribe(r.noteOwn)
+		r.wg.Add(1)
+		go func() { defer r.wg.Done(); r.publishLoop(ctx) }()
+	}
 }
 
 // Close stops the worker and the poll; subscribers get nothing more.
@@ -181,6 +206,7 @@ func (r *ReplicaSource) Close() {
 			return
 		}
 		r.unsubscribe()
+		r.unsubOwn()
 		r.stop()
 		r.wg.Wait()
 	})

@@ -37,10 +37,22 @@ func (p *pushSource) push(evs []engine.Event) {
 // instance's logged events.
 func ran(t *testing.T, store engine.Store) []engine.Event {
 	t.Helper()
-	eng, err := engine.New(engine.Config{Store: store, Partitions: 1, NodeWorkers: 1, Unhandled: engine.JobsNoop})
+	return runParallel(t, newEngine(t, store, engine.RealClock{}), store)
+}
+
+func newEngine(t *testing.T, store engine.Store, clock engine.Clock) *engine.Engine {
+	t.Helper()
+	eng, err := engine.New(engine.Config{Store: store, Clock: clock, Partitions: 1, NodeWorkers: 1, Unhandled: engine.JobsNoop})
 	require.NoError(t, err)
 	require.NoError(t, eng.Run(t.Context()))
 	t.Cleanup(eng.Close)
+	return eng
+}
+
+// runParallel runs parallel_50.bpmn to its end on eng and returns the
+// instance's events logged in store.
+func runParallel(t *testing.T, eng *engine.Engine, store engine.Store) []engine.Event {
+	t.Helper()
 	completed := make(chan string, 1)
 	t.Cleanup(eng.Subscribe(engine.ExporterFunc(func(evs []engine.Event) {
 		for _, ev := range evs {
@@ -143,12 +155,68 @@ func TestReplicaSourcePollsTheLog(t *testing.T) {
 	require.Equal(t, want, seqs)
 }
 
+// TestReplicaSourceReadsDigests: a replica publishes which instances its
+// engine committed; another reads that digest and brings their events from
+// the log, every one once and in order. The instance was updated an hour
+// ago by its engine's clock: querying the instances updated lately cannot
+// find it.
+func TestReplicaSourceReadsDigests(t *testing.T) {
+	t.Parallel()
+	store := memstore.New()
+	eng := newEngine(t, store, engine.NewVirtualClock(time.Now().Add(-time.Hour)))
+	publisher, err := live.NewReplicaSource(live.ReplicaConfig{
+		Events: live.EngineSource{Engine: eng}, Log: store, PollInterval: 5 * time.Millisecond, FanoutPollInterval: time.Hour,
+		Digests: store, Replica: "a", Own: live.EngineSource{Engine: eng},
+	})
+	require.NoError(t, err)
+	t.Cleanup(publisher.Close)
+	publisher.Subscribe(func([]engine.Event) {})
+	reader, err := live.NewReplicaSource(live.ReplicaConfig{
+		Events: &pushSource{}, Log: store, PollInterval: 5 * time.Millisecond, FanoutPollInterval: time.Hour,
+		Digests: store, Replica: "b", Own: &pushSource{},
+	})
+	require.NoError(t, err)
+	t.Cleanup(reader.Close)
+	got := make(chan []engine.Event, 64)
+	reader.Subscribe(func(evs []engine.Event) { got <- evs })
+	logged := runParallel(t, eng, store)
+
+	var seqs []uint64
+	deadline := time.After(10 * time.Second)
+	for len(seqs) < len(logged) {
+		select {
+		case evs := <-got:
+			for _, ev := range evs {
+				require.Equal(t, logged[0].InstanceID, ev.InstanceID)
+				seqs = append(seqs, ev.Seq)
+			}
+		case <-deadline:
+			t.Fatalf("got only %v", seqs)
+		}
+	}
+	want := make([]uint64, 0, len(logged))
+	for _, ev := range logged {
+		want = append(want, ev.Seq)
+	}
+	require.Equal(t, want, seqs)
+
+	ds, err := store.Digests(t.Context())
+	require.NoError(t, err)
+	require.Len(t, ds, 1, "the reader's engine committed nothing: it publishes nothing")
+	require.Equal(t, "a", ds[0].Replica)
+	require.Len(t, ds[0].Changes, 1)
+	require.Equal(t, logged[0].InstanceID, ds[0].Changes[0].InstanceID)
+	require.Equal(t, logged[len(logged)-1].Seq, ds[0].Changes[0].Seq)
+}
+
 func TestReplicaSourceConfig(t *testing.T) {
 	t.Parallel()
 	_, err := live.NewReplicaSource(live.ReplicaConfig{})
 	require.ErrorContains(t, err, "Events is required")
 	_, err = live.NewReplicaSource(live.ReplicaConfig{Events: &pushSource{}, PollInterval: -time.Second})
 	require.ErrorContains(t, err, "must not be negative")
+	_, err = live.NewReplicaSource(live.ReplicaConfig{Events: &pushSource{}, Digests: memstore.New()})
+	require.ErrorContains(t, err, "Digests needs Log, Replica and Own")
 	rs, err := live.NewReplicaSource(live.ReplicaConfig{Events: &pushSource{}})
 	require.NoError(t, err)
 	rs.Close() // never started: nothing to stop

@@ -1,0 +1,182 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/workflowpp/wfpp/engine"
+)
+
+const (
+	// digestKeep is how long a change stays in this replica's digest after
+	// it was committed. A poll that comes later than half of it after the
+	// previous one queries the instances instead: the digests may have
+	// dropped what it missed.
+	digestKeep = pollOverlap
+	// digestStale: a change older than this in another replica's digest is
+	// not read. A replica gone leaves its last digest behind; once seen
+	// forgot its instances (seenKeep), it would bring their events again.
+	digestStale = seenKeep / 2
+)
+
+// ownChange is an instance this replica committed lately. Its After moves
+// up every digestKeep, to the sequence it had digestKeep before: a replica
+// that does not know an instance busy for hours reads only its last
+// seconds.
+type ownChange struct {
+	engine.DigestChange
+	rolled  time.Time // when After last moved up
+	prevSeq uint64    // Seq then: the next After
+}
+
+// noteOwn records the instances this replica's engine committed, for its
+// digest. It runs on the engine's applier: no waiting.
+func (r *ReplicaSource) noteOwn(evs []engine.Event) {
+	now := time.Now()
+	r.ownMu.Lock()
+	defer r.ownMu.Unlock()
+	for _, ev := range evs {
+		if ev.Transient() || ev.InstanceID == "" {
+			continue
+		}
+		ch, ok := r.own[ev.InstanceID]
+		if !ok {
+			after := ev.Seq - min(ev.Seq, 1)
+			ch = ownChange{DigestChange: engine.DigestChange{InstanceID: ev.InstanceID, After: after}, rolled: now, prevSeq: after}
+		}
+		ch.Seq, ch.At = max(ch.Seq, ev.Seq), now
+		r.own[ev.InstanceID] = ch
+		r.ownDirty = true
+	}
+}
+
+// publishLoop publishes this replica's digest every quarter PollInterval
+// when it changed, while Redis does not carry the events, and removes the
+// digests of replicas gone every seenKeep.
+func (r *ReplicaSource) publishLoop(ctx context.Context) {
+	t := time.NewTicker(r.cfg.PollInterval / 4)
+	defer t.Stop()
+	lastRemoval := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		d, changed := r.ownDigest(time.Now())
+		if !changed || r.cfg.Fanout() {
+			continue
+		}
+		if err := r.publish(ctx, d); err != nil {
+			if ctx.Err() == nil {
+				r.cfg.Logger.Warn("live events: publishing this replica's change digest", "err", err)
+			}
+			continue
+		}
+		if now := time.Now(); now.Sub(lastRemoval) >= seenKeep {
+			if err := r.removeDigests(ctx, now.Add(-seenKeep)); err != nil && ctx.Err() == nil {
+				r.cfg.Logger.Warn("live events: removing the change digests of replicas gone", "err", err)
+			}
+			lastRemoval = now
+		}
+	}
+}
+
+// ownDigest forgets the changes older than digestKeep and returns the
+// digest to publish, and whether it changed since the last publication.
+func (r *ReplicaSource) ownDigest(now time.Time) (engine.ChangeDigest, bool) {
+	r.ownMu.Lock()
+	defer r.ownMu.Unlock()
+	changes := make([]engine.DigestChange, 0, len(r.own))
+	for id, ch := range r.own {
+		switch {
+		case now.Sub(ch.At) > digestKeep:
+			delete(r.own, id)
+			r.ownDirty = true
+			continue
+		case now.Sub(ch.rolled) > digestKeep:
+			ch.After, ch.prevSeq, ch.rolled = ch.prevSeq, ch.Seq, now
+			r.own[id] = ch
+		}
+		changes = append(changes, ch.DigestChange)
+	}
+	if !r.ownDirty {
+		return engine.ChangeDigest{}, false
+	}
+	r.ownDirty = false
+	slices.SortFunc(changes, func(a, b engine.DigestChange) int { return a.At.Compare(b.At) })
+	return engine.ChangeDigest{Replica: r.cfg.Replica, Published: now, Changes: changes}, true
+}
+
+func (r *ReplicaSource) publish(ctx context.Context, d engine.ChangeDigest) error {
+	ctx, cancel := context.WithTimeout(ctx, logTimeout)
+	defer cancel()
+	if err := r.cfg.Digests.PublishDigest(ctx, d); err != nil {
+		r.ownMu.Lock()
+		r.ownDirty = true // the next round tries again
+		r.ownMu.Unlock()
+		return err
+	}
+	return nil
+}
+
+func (r *ReplicaSource) removeDigests(ctx context.Context, before time.Time) error {
+	ctx, cancel := context.WithTimeout(ctx, logTimeout)
+	defer cancel()
+	return r.cfg.Digests.RemoveDigests(ctx, before)
+}
+
+// pollDigests queues the events of the instances the other replicas'
+// digests name that this source has not delivered.
+func (r *ReplicaSource) pollDigests(ctx context.Context) error {
+	qctx, cancel := context.WithTimeout(ctx, logTimeout)
+	ds, err := r.cfg.Digests.Digests(qctx)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("change digests: %w", err)
+	}
+	stale := time.Now().Add(-digestStale)
+	var found [][]engine.Event
+	for _, d := range ds {
+		if d.Replica == r.cfg.Replica {
+			continue
+		}
+		for _, ch := range d.Changes {
+			if ch.At.Before(stale) {
+				continue
+			}
+			evs, err := r.changeEvents(ctx, ch)
+			if err != nil {
+				return err
+			}
+			if len(evs) > 0 {
+				found = append(found, evs)
+			}
+		}
+	}
+	r.release(ctx, found)
+	return nil
+}
+
+// changeEvents returns the events of a digest's change that this source
+// has not delivered: of an instance it does not know, those after the
+// change's After.
+func (r *ReplicaSource) changeEvents(ctx context.Context, ch engine.DigestChange) ([]engine.Event, error) {
+	last, known := r.last(ch.InstanceID)
+	if known && ch.Seq <= last {
+		return nil, nil
+	}
+	after := last
+	if !known {
+		after = ch.After
+	}
+	ctx, cancel := context.WithTimeout(ctx, logTimeout)
+	defer cancel()
+	evs, err := r.cfg.Log.Events(ctx, ch.InstanceID, after, 0)
+	if err != nil {
+		return nil, fmt.Errorf("events of %s: %w", ch.InstanceID, err)
+	}
+	return evs, nil
+}
