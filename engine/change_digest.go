@@ -18,11 +18,14 @@ type ChangeDigest struct {
 }
 
 // DigestChange is one instance of a ChangeDigest: its events after After,
-// up to Seq, were committed, the last at At.
+// up to Seq, were committed, the last at At. TaskSeq is the last of them
+// that changed a task (Event.Task), 0 if none did: a replica that follows
+// only task changes (its inbox) need not read the others.
 type DigestChange struct {
 	InstanceID string    `json:"instanceId" bson:"i"`
 	After      uint64    `json:"after" bson:"a"`
 	Seq        uint64    `json:"seq" bson:"s"`
+	TaskSeq    uint64    `json:"taskSeq,omitempty" bson:"k,omitempty"`
 	At         time.Time `json:"at" bson:"t"`
 }
 

@@ -47,6 +47,9 @@ func (r *ReplicaSource) noteOwn(evs []engine.Event) {
 			ch = ownChange{DigestChange: engine.DigestChange{InstanceID: ev.InstanceID, After: after}, rolled: now, prevSeq: after}
 		}
 		ch.Seq, ch.At = max(ch.Seq, ev.Seq), now
+		if _, ok := ev.Task(); ok {
+			ch.TaskSeq = max(ch.TaskSeq, ev.Seq)
+		}
 		r.own[ev.InstanceID] = ch
 		r.ownDirty = true
 	}
@@ -161,16 +164,21 @@ func (r *ReplicaSource) pollDigests(ctx context.Context) error {
 }
 
 // changeEvents returns the events of a digest's change that this source
-// has not delivered: of an instance it does not know, those after the
-// change's After.
+// has not delivered (of an instance it does not know, those after the
+// change's After), none when only task changes are wanted and the change
+// has none.
 func (r *ReplicaSource) changeEvents(ctx context.Context, ch engine.DigestChange) ([]engine.Event, error) {
-	last, known := r.last(ch.InstanceID)
-	if known && ch.Seq <= last {
-		return nil, nil
-	}
-	after := last
+	after, known := r.last(ch.InstanceID)
 	if !known {
 		after = ch.After
+	}
+	after = max(after, r.passedSeq(ch.InstanceID))
+	if ch.Seq <= after {
+		return nil, nil
+	}
+	if ch.TaskSeq <= after && !r.wantsAll() {
+		r.pass(ch.InstanceID, ch.Seq)
+		return nil, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, logTimeout)
 	defer cancel()

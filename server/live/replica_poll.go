@@ -120,7 +120,7 @@ func (r *ReplicaSource) release(ctx context.Context, found [][]engine.Event) {
 // this source has not delivered, as far as the log holds them.
 func (r *ReplicaSource) pollInstance(ctx context.Context, h *engine.Snapshot, from time.Time) ([]engine.Event, error) {
 	last, known := r.last(h.ID)
-	if h.Seq <= last {
+	if h.Seq <= max(last, r.passedSeq(h.ID)) {
 		return nil, nil
 	}
 	after, window := last, false

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -115,15 +116,18 @@ type ReplicaSource struct {
 	cfg ReplicaConfig
 
 	subMu sync.RWMutex
-	subs  map[*func([]engine.Event)]struct{}
+	subs  map[*func([]engine.Event)]bool // true: wants task changes only (SubscribeTasks)
 
 	inMu   sync.Mutex
 	in     [][]engine.Event
 	inLost int // events dropped since the last log
 	wake   chan struct{}
 
-	seenMu    sync.Mutex
-	seen      map[string]seenSeq // instance id → the last sequence delivered
+	seenMu sync.Mutex
+	seen   map[string]seenSeq // instance id → the last sequence delivered
+	// passed holds the instances of other replicas' digests left unread
+	// because no subscriber wanted their events: id → up to which sequence.
+	passed    map[string]seenSeq
 	lastSweep time.Time
 	pollFrom  time.Time // where the next query of the instances starts reading
 
@@ -157,17 +161,29 @@ func NewReplicaSource(cfg ReplicaConfig) (*ReplicaSource, error) {
 		return nil, err
 	}
 	return &ReplicaSource{
-		cfg: cfg, subs: map[*func([]engine.Event)]struct{}{}, wake: make(chan struct{}, 1),
-		seen: map[string]seenSeq{}, lastSweep: time.Now(), own: map[string]ownChange{},
+		cfg: cfg, subs: map[*func([]engine.Event)]bool{}, wake: make(chan struct{}, 1),
+		seen: map[string]seenSeq{}, passed: map[string]seenSeq{}, lastSweep: time.Now(), own: map[string]ownChange{},
 	}, nil
 }
 
 // Subscribe calls fn with each batch, from one goroutine; fn must not
 // block and may keep the slice.
 func (r *ReplicaSource) Subscribe(fn func([]engine.Event)) (unsubscribe func()) {
+	return r.subscribe(fn, false)
+}
+
+// SubscribeTasks is Subscribe for a subscriber that uses only the events
+// that change a task (engine.Event.Task), such as the inbox's follower: fn
+// may get others too, but while no other subscriber listens, the other
+// replicas' instances whose digests show no task change are not read.
+func (r *ReplicaSource) SubscribeTasks(fn func([]engine.Event)) (unsubscribe func()) {
+	return r.subscribe(fn, true)
+}
+
+func (r *ReplicaSource) subscribe(fn func([]engine.Event), tasksOnly bool) (unsubscribe func()) {
 	key := &fn
 	r.subMu.Lock()
-	r.subs[key] = struct{}{}
+	r.subs[key] = tasksOnly
 	r.subMu.Unlock()
 	r.startOnce.Do(r.start)
 	var once sync.Once
@@ -299,13 +315,26 @@ func (r *ReplicaSource) last(id string) (uint64, bool) {
 	return s.seq, ok
 }
 
+// passedSeq returns up to which sequence the instance was left unread.
+func (r *ReplicaSource) passedSeq(id string) uint64 {
+	r.seenMu.Lock()
+	defer r.seenMu.Unlock()
+	return r.passed[id].seq
+}
+
+func (r *ReplicaSource) pass(id string, seq uint64) {
+	r.seenMu.Lock()
+	r.passed[id] = seenSeq{seq: seq, at: time.Now()}
+	r.seenMu.Unlock()
+}
+
 func (r *ReplicaSource) mark(id string, seq uint64) {
 	r.seenMu.Lock()
 	r.seen[id] = seenSeq{seq: seq, at: time.Now()}
 	r.seenMu.Unlock()
 }
 
-// sweep forgets the instances quiet for seenKeep and since before the
+// sweep forgets the instances (seen and passed) quiet for seenKeep and since before the
 // poll's window, every seenKeep at most.
 func (r *ReplicaSource) sweep() {
 	now := time.Now()
@@ -319,10 +348,8 @@ func (r *ReplicaSource) sweep() {
 	if !r.pollFrom.IsZero() && r.pollFrom.Before(before) {
 		before = r.pollFrom
 	}
-	for id, s := range r.seen {
-		if s.at.Before(before) {
-			delete(r.seen, id)
-		}
+	for _, m := range []map[string]seenSeq{r.seen, r.passed} {
+		maps.DeleteFunc(m, func(_ string, s seenSeq) bool { return s.at.Before(before) })
 	}
 }
 
@@ -363,6 +390,18 @@ func (r *ReplicaSource) Lag() time.Duration {
 		return r.lagCur
 	}
 	return max(r.lagCur, r.lagBefore)
+}
+
+// wantsAll reports whether a subscriber wants every event.
+func (r *ReplicaSource) wantsAll() bool {
+	r.subMu.RLock()
+	defer r.subMu.RUnlock()
+	for _, tasksOnly := range r.subs {
+		if !tasksOnly {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *ReplicaSource) deliver(evs []engine.Event) {

@@ -155,6 +155,33 @@ func TestReplicaSourcePollsTheLog(t *testing.T) {
 	require.Equal(t, want, seqs)
 }
 
+// digestReplicas starts the live sources of two replicas on store: a,
+// which publishes what eng commits, and b, whose subscriber (all events, or
+// task changes only) gets what it reads of a's digest.
+func digestReplicas(t *testing.T, store *memstore.Store, eng *engine.Engine, tasksOnly bool) <-chan []engine.Event {
+	t.Helper()
+	a, err := live.NewReplicaSource(live.ReplicaConfig{
+		Events: live.EngineSource{Engine: eng}, Log: store, PollInterval: 5 * time.Millisecond, FanoutPollInterval: time.Hour,
+		Digests: store, Replica: "a", Own: live.EngineSource{Engine: eng},
+	})
+	require.NoError(t, err)
+	t.Cleanup(a.Close)
+	a.Subscribe(func([]engine.Event) {})
+	b, err := live.NewReplicaSource(live.ReplicaConfig{
+		Events: &pushSource{}, Log: store, PollInterval: 5 * time.Millisecond, FanoutPollInterval: time.Hour,
+		Digests: store, Replica: "b", Own: &pushSource{},
+	})
+	require.NoError(t, err)
+	t.Cleanup(b.Close)
+	got := make(chan []engine.Event, 64)
+	subscribe := b.Subscribe
+	if tasksOnly {
+		subscribe = b.SubscribeTasks
+	}
+	subscribe(func(evs []engine.Event) { got <- evs })
+	return got
+}
+
 // TestReplicaSourceReadsDigests: a replica publishes which instances its
 // engine committed; another reads that digest and brings their events from
 // the log, every one once and in order. The instance was updated an hour
@@ -164,21 +191,7 @@ func TestReplicaSourceReadsDigests(t *testing.T) {
 	t.Parallel()
 	store := memstore.New()
 	eng := newEngine(t, store, engine.NewVirtualClock(time.Now().Add(-time.Hour)))
-	publisher, err := live.NewReplicaSource(live.ReplicaConfig{
-		Events: live.EngineSource{Engine: eng}, Log: store, PollInterval: 5 * time.Millisecond, FanoutPollInterval: time.Hour,
-		Digests: store, Replica: "a", Own: live.EngineSource{Engine: eng},
-	})
-	require.NoError(t, err)
-	t.Cleanup(publisher.Close)
-	publisher.Subscribe(func([]engine.Event) {})
-	reader, err := live.NewReplicaSource(live.ReplicaConfig{
-		Events: &pushSource{}, Log: store, PollInterval: 5 * time.Millisecond, FanoutPollInterval: time.Hour,
-		Digests: store, Replica: "b", Own: &pushSource{},
-	})
-	require.NoError(t, err)
-	t.Cleanup(reader.Close)
-	got := make(chan []engine.Event, 64)
-	reader.Subscribe(func(evs []engine.Event) { got <- evs })
+	got := digestReplicas(t, store, eng, false)
 	logged := runParallel(t, eng, store)
 
 	var seqs []uint64
@@ -207,6 +220,48 @@ func TestReplicaSourceReadsDigests(t *testing.T) {
 	require.Len(t, ds[0].Changes, 1)
 	require.Equal(t, logged[0].InstanceID, ds[0].Changes[0].InstanceID)
 	require.Equal(t, logged[len(logged)-1].Seq, ds[0].Changes[0].Seq)
+}
+
+const reviewBPMN = `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="defs_review" targetNamespace="https://workflowpp.dev/test">
+  <bpmn:process id="review" isExecutable="true">
+    <bpmn:startEvent id="start" />
+    <bpmn:userTask id="check" name="Check" />
+    <bpmn:endEvent id="end" />
+    <bpmn:sequenceFlow id="f1" sourceRef="start" targetRef="check" />
+    <bpmn:sequenceFlow id="f2" sourceRef="check" targetRef="end" />
+  </bpmn:process>
+</bpmn:definitions>`
+
+// TestReplicaSourceTasksOnly: a source whose only subscriber follows task
+// changes reads from the log the instances whose digests show one, and not
+// the others: of an instance without a task, committed before, nothing
+// comes.
+func TestReplicaSourceTasksOnly(t *testing.T) {
+	t.Parallel()
+	store := memstore.New()
+	eng := newEngine(t, store, engine.NewVirtualClock(time.Now().Add(-time.Hour)))
+	got := digestReplicas(t, store, eng, true)
+	runParallel(t, eng, store)
+	rec, _, err := eng.Deploy(t.Context(), engine.DeployRequest{Source: []byte(reviewBPMN)})
+	require.NoError(t, err)
+	snap, _, err := eng.Start(t.Context(), engine.StartRequest{Definition: rec.Key})
+	require.NoError(t, err)
+
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case evs := <-got:
+			for _, ev := range evs {
+				require.Equal(t, snap.ID, ev.InstanceID, "the instance without a task is not read")
+				if _, ok := ev.Task(); ok {
+					return
+				}
+			}
+		case <-deadline:
+			t.Fatal("the task's creation did not come")
+		}
+	}
 }
 
 func TestReplicaSourceConfig(t *testing.T) {

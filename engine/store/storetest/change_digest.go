@@ -28,7 +28,7 @@ func ChangeDigests(t *testing.T, ds engine.ChangeDigests) {
 	a.Published = at(2 * time.Second)
 	a.Changes = []engine.DigestChange{
 		{InstanceID: "i-1", After: 0, Seq: 6, At: at(1500 * time.Millisecond)},
-		{InstanceID: "i-2", After: 3, Seq: 5, At: at(2 * time.Second)},
+		{InstanceID: "i-2", After: 3, Seq: 5, TaskSeq: 4, At: at(2 * time.Second)},
 	}
 	require.NoError(t, ds.PublishDigest(c, a))
 
@@ -42,6 +42,7 @@ func ChangeDigests(t *testing.T, ds engine.ChangeDigests) {
 		require.Equal(t, ch.InstanceID, got[0].Changes[i].InstanceID)
 		require.Equal(t, ch.After, got[0].Changes[i].After)
 		require.Equal(t, ch.Seq, got[0].Changes[i].Seq)
+		require.Equal(t, ch.TaskSeq, got[0].Changes[i].TaskSeq)
 		require.True(t, ch.At.Equal(got[0].Changes[i].At), "change %d at %s, want %s", i, got[0].Changes[i].At, ch.At)
 	}
 	require.Equal(t, "b", got[1].Replica)
