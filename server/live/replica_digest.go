@@ -19,7 +19,20 @@ const (
 	// not read. A replica gone leaves its last digest behind; once seen
 	// forgot its instances (seenKeep), it would bring their events again.
 	digestStale = seenKeep / 2
+	// A replica publishes its digest every digestBeats PollIntervals (1 s)
+	// when nothing changed. A digest not published again for digestSilence
+	// beats means its replica is gone, maybe before it published its last
+	// changes: the others then query the instances updated lately, once.
+	digestBeats   = 2
+	digestSilence = 3
 )
+
+// digestWatch is what a source knows of another replica's digests.
+type digestWatch struct {
+	published time.Time // the last publication read
+	changed   time.Time // when this source read it first, by its own clock
+	silent    bool      // not published again for digestSilence
+}
 
 // ownChange is an instance this replica committed lately. Its After moves
 // up every digestKeep, to the sequence it had digestKeep before: a replica
@@ -56,11 +69,14 @@ func (r *ReplicaSource) noteOwn(evs []engine.Event) {
 }
 
 // publishLoop publishes this replica's digest every quarter PollInterval
-// when it changed, while Redis does not carry the events, and removes the
-// digests of replicas gone every seenKeep.
+// when it changed, and every digestBeats PollIntervals anyway, so that the others can tell
+// a quiet replica from one gone; it removes the digests of replicas gone
+// every seenKeep. It publishes while Redis carries the events too: a
+// replica that does not reach Redis then still learns what this one did.
 func (r *ReplicaSource) publishLoop(ctx context.Context) {
 	t := time.NewTicker(r.cfg.PollInterval / 4)
 	defer t.Stop()
+	var lastPublished time.Time
 	lastRemoval := time.Now()
 	for {
 		select {
@@ -68,8 +84,9 @@ func (r *ReplicaSource) publishLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		d, changed := r.ownDigest(time.Now())
-		if !changed || r.cfg.Fanout() {
+		now := time.Now()
+		d, changed := r.ownDigest(now)
+		if !changed && now.Sub(lastPublished) < digestBeats*r.cfg.PollInterval {
 			continue
 		}
 		if err := r.publish(ctx, d); err != nil {
@@ -78,7 +95,8 @@ func (r *ReplicaSource) publishLoop(ctx context.Context) {
 			}
 			continue
 		}
-		if now := time.Now(); now.Sub(lastRemoval) >= seenKeep {
+		lastPublished = now
+		if now.Sub(lastRemoval) >= seenKeep {
 			if err := r.removeDigests(ctx, now.Add(-seenKeep)); err != nil && ctx.Err() == nil {
 				r.cfg.Logger.Warn("live events: removing the change digests of replicas gone", "err", err)
 			}
@@ -105,12 +123,10 @@ func (r *ReplicaSource) ownDigest(now time.Time) (engine.ChangeDigest, bool) {
 		}
 		changes = append(changes, ch.DigestChange)
 	}
-	if !r.ownDirty {
-		return engine.ChangeDigest{}, false
-	}
+	changed := r.ownDirty
 	r.ownDirty = false
 	slices.SortFunc(changes, func(a, b engine.DigestChange) int { return a.At.Compare(b.At) })
-	return engine.ChangeDigest{Replica: r.cfg.Replica, Published: now, Changes: changes}, true
+	return engine.ChangeDigest{Replica: r.cfg.Replica, Published: now, Changes: changes}, changed
 }
 
 func (r *ReplicaSource) publish(ctx context.Context, d engine.ChangeDigest) error {
@@ -132,19 +148,29 @@ func (r *ReplicaSource) removeDigests(ctx context.Context, before time.Time) err
 }
 
 // pollDigests queues the events of the instances the other replicas'
-// digests name that this source has not delivered.
-func (r *ReplicaSource) pollDigests(ctx context.Context) error {
+// digests name that this source has not delivered. It reports whether a
+// replica fell silent: what it did last may be in no digest.
+func (r *ReplicaSource) pollDigests(ctx context.Context, watch map[string]*digestWatch) (silent bool, err error) {
 	qctx, cancel := context.WithTimeout(ctx, logTimeout)
 	ds, err := r.cfg.Digests.Digests(qctx)
 	cancel()
 	if err != nil {
-		return fmt.Errorf("change digests: %w", err)
+		return false, fmt.Errorf("change digests: %w", err)
 	}
-	stale := time.Now().Add(-digestStale)
+	now := time.Now()
+	stale := now.Add(-digestStale)
 	var found [][]engine.Event
+	listed := make(map[string]bool, len(ds))
 	for _, d := range ds {
 		if d.Replica == r.cfg.Replica {
 			continue
+		}
+		listed[d.Replica] = true
+		switch w := watch[d.Replica]; {
+		case w == nil || !w.published.Equal(d.Published):
+			watch[d.Replica] = &digestWatch{published: d.Published, changed: now}
+		case !w.silent && now.Sub(w.changed) > digestSilence*digestBeats*r.cfg.PollInterval:
+			w.silent, silent = true, true
 		}
 		for _, ch := range d.Changes {
 			if ch.At.Before(stale) {
@@ -152,15 +178,21 @@ func (r *ReplicaSource) pollDigests(ctx context.Context) error {
 			}
 			evs, err := r.changeEvents(ctx, ch)
 			if err != nil {
-				return err
+				return false, err
 			}
 			if len(evs) > 0 {
 				found = append(found, evs)
 			}
 		}
 	}
+	for id, w := range watch {
+		if !listed[id] { // removed: silent for seenKeep
+			silent = silent || !w.silent
+			delete(watch, id)
+		}
+	}
 	r.release(ctx, found)
-	return nil
+	return silent, nil
 }
 
 // changeEvents returns the events of a digest's change that this source

@@ -19,12 +19,15 @@ func (r *ReplicaSource) setPollFrom(from time.Time) {
 // pollLoop polls every PollInterval (FanoutPollInterval while Redis
 // carries the events). A poll reads the other replicas' change digests, or
 // queries the instances updated since a little before the previous query:
-// without digests, every FanoutPollInterval, and when the digests may have
-// dropped changes since the previous poll.
+// without digests or while Redis carries the events, at the first poll,
+// when the digests may have dropped changes since the previous poll, and
+// after a replica fell silent.
 func (r *ReplicaSource) pollLoop(ctx context.Context) {
 	from := time.Now().Add(-pollOverlap) // where the next query starts reading
 	r.setPollFrom(from)
 	var lastPoll, lastQuery time.Time
+	queryDue := true
+	watch := map[string]*digestWatch{}
 	t := time.NewTicker(r.cfg.PollInterval)
 	defer t.Stop()
 	for {
@@ -34,16 +37,16 @@ func (r *ReplicaSource) pollLoop(ctx context.Context) {
 		case <-t.C:
 		}
 		started := time.Now()
-		query := r.cfg.Digests == nil || r.cfg.Fanout() || started.Sub(lastPoll) > digestKeep/2 ||
-			started.Sub(lastQuery) >= r.cfg.FanoutPollInterval
-		if r.cfg.Fanout() && started.Sub(lastQuery) < r.cfg.FanoutPollInterval {
+		fanout := r.cfg.Fanout()
+		if fanout && started.Sub(lastQuery) < r.cfg.FanoutPollInterval {
 			continue
 		}
+		query := r.cfg.Digests == nil || fanout || queryDue || started.Sub(lastPoll) > digestKeep/2
 		var err error
 		if query {
 			err = r.poll(ctx, from)
 		} else {
-			err = r.pollDigests(ctx)
+			queryDue, err = r.pollDigests(ctx, watch)
 		}
 		if err != nil {
 			if ctx.Err() == nil {
@@ -53,7 +56,7 @@ func (r *ReplicaSource) pollLoop(ctx context.Context) {
 		}
 		lastPoll = started
 		if query {
-			lastQuery, from = started, started.Add(-pollOverlap)
+			lastQuery, from, queryDue = started, started.Add(-pollOverlap), false
 			r.setPollFrom(from)
 		}
 	}

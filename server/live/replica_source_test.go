@@ -215,11 +215,19 @@ func TestReplicaSourceReadsDigests(t *testing.T) {
 
 	ds, err := store.Digests(t.Context())
 	require.NoError(t, err)
-	require.Len(t, ds, 1, "the reader's engine committed nothing: it publishes nothing")
-	require.Equal(t, "a", ds[0].Replica)
-	require.Len(t, ds[0].Changes, 1)
-	require.Equal(t, logged[0].InstanceID, ds[0].Changes[0].InstanceID)
-	require.Equal(t, logged[len(logged)-1].Seq, ds[0].Changes[0].Seq)
+	var a *engine.ChangeDigest
+	for i, d := range ds {
+		if d.Replica == "a" {
+			a = &ds[i]
+			continue
+		}
+		require.Empty(t, d.Changes, "b's engine committed nothing: its digest only says it is alive")
+	}
+	require.NotNil(t, a, "a published its digest")
+	require.Len(t, a.Changes, 1)
+	require.Equal(t, logged[0].InstanceID, a.Changes[0].InstanceID)
+	require.LessOrEqual(t, a.Changes[0].Seq, logged[len(logged)-1].Seq, "a sequence of the instance (the last one once published again)")
+	require.Positive(t, a.Changes[0].Seq)
 }
 
 const reviewBPMN = `<?xml version="1.0" encoding="UTF-8"?>
@@ -262,6 +270,52 @@ func TestReplicaSourceTasksOnly(t *testing.T) {
 			t.Fatal("the task's creation did not come")
 		}
 	}
+}
+
+// TestReplicaSourceQueriesAfterSilence: a replica that stops publishing its
+// digest may have committed changes no digest names. Once its digest is
+// silent, the others query the instances updated lately, and bring them.
+func TestReplicaSourceQueriesAfterSilence(t *testing.T) {
+	t.Parallel()
+	store := memstore.New()
+	eng := newEngine(t, store, engine.RealClock{})
+	before := runParallel(t, eng, store)
+	require.NoError(t, store.PublishDigest(t.Context(), engine.ChangeDigest{Replica: "a", Published: time.Now()}))
+	b, err := live.NewReplicaSource(live.ReplicaConfig{
+		Events: &pushSource{}, Log: store, PollInterval: 5 * time.Millisecond, FanoutPollInterval: time.Hour,
+		Digests: store, Replica: "b", Own: &pushSource{},
+	})
+	require.NoError(t, err)
+	t.Cleanup(b.Close)
+	got := make(chan []engine.Event, 64)
+	b.Subscribe(func(evs []engine.Event) { got <- evs })
+	receive(t, got, before) // by the first poll, a query: digests come after
+
+	after := runParallel(t, eng, store) // in no digest
+	receive(t, got, after)
+}
+
+// receive waits until got brings the events logged, once each and in order.
+func receive(t *testing.T, got <-chan []engine.Event, logged []engine.Event) {
+	t.Helper()
+	var seqs []uint64
+	deadline := time.After(10 * time.Second)
+	for len(seqs) < len(logged) {
+		select {
+		case evs := <-got:
+			for _, ev := range evs {
+				require.Equal(t, logged[0].InstanceID, ev.InstanceID)
+				seqs = append(seqs, ev.Seq)
+			}
+		case <-deadline:
+			t.Fatalf("got only %v", seqs)
+		}
+	}
+	want := make([]uint64, 0, len(logged))
+	for _, ev := range logged {
+		want = append(want, ev.Seq)
+	}
+	require.Equal(t, want, seqs)
 }
 
 func TestReplicaSourceConfig(t *testing.T) {
