@@ -12,9 +12,9 @@ import (
 // the whole instances collection), and reads the events of the instances
 // they name from the log.
 type ChangeDigest struct {
-	Replica   string         `json:"replica" bson:"_id"`
-	Published time.Time      `json:"publishedAt" bson:"published_at"`
-	Changes   []DigestChange `json:"changes" bson:"changes"`
+	Replica   string         `json:"replica"`
+	Published time.Time      `json:"publishedAt"`
+	Changes   []DigestChange `json:"changes"`
 }
 
 // DigestChange is one instance of a ChangeDigest: its events after After,
@@ -22,11 +22,11 @@ type ChangeDigest struct {
 // that changed a task (Event.Task), 0 if none did: a replica that follows
 // only task changes (its inbox) need not read the others.
 type DigestChange struct {
-	InstanceID string    `json:"instanceId" bson:"i"`
-	After      uint64    `json:"after" bson:"a"`
-	Seq        uint64    `json:"seq" bson:"s"`
-	TaskSeq    uint64    `json:"taskSeq,omitempty" bson:"k,omitempty"`
-	At         time.Time `json:"at" bson:"t"`
+	InstanceID string    `json:"instanceId"`
+	After      uint64    `json:"after"`
+	Seq        uint64    `json:"seq"`
+	TaskSeq    uint64    `json:"taskSeq,omitempty"`
+	At         time.Time `json:"at"`
 }
 
 // ChangeDigests is where replicas publish their ChangeDigests: one per
