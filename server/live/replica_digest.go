@@ -69,10 +69,11 @@ func (r *ReplicaSource) noteOwn(evs []engine.Event) {
 }
 
 // publishLoop publishes this replica's digest every quarter PollInterval
-// when it changed, and every digestBeats PollIntervals anyway, so that the others can tell
-// a quiet replica from one gone; it removes the digests of replicas gone
-// every seenKeep. It publishes while Redis carries the events too: a
-// replica that does not reach Redis then still learns what this one did.
+// when it changed, and every digestBeats PollIntervals anyway, so that the
+// others can tell a quiet replica from one gone; it removes the digests of
+// replicas gone every seenKeep. While Redis carries the events it publishes
+// on the beat only: a replica that does not reach Redis then still learns
+// what this one did, a little later.
 func (r *ReplicaSource) publishLoop(ctx context.Context) {
 	t := time.NewTicker(r.cfg.PollInterval / 4)
 	defer t.Stop()
@@ -86,7 +87,8 @@ func (r *ReplicaSource) publishLoop(ctx context.Context) {
 		}
 		now := time.Now()
 		d, changed := r.ownDigest(now)
-		if !changed && now.Sub(lastPublished) < digestBeats*r.cfg.PollInterval {
+		if (!changed || r.cfg.Fanout()) && now.Sub(lastPublished) < digestBeats*r.cfg.PollInterval {
+			r.keepDirty(changed)
 			continue
 		}
 		if err := r.publish(ctx, d); err != nil {
@@ -129,16 +131,22 @@ func (r *ReplicaSource) ownDigest(now time.Time) (engine.ChangeDigest, bool) {
 	return engine.ChangeDigest{Replica: r.cfg.Replica, Published: now, Changes: changes}, changed
 }
 
+// keepDirty notes again a change ownDigest reported but that was not
+// published.
+func (r *ReplicaSource) keepDirty(changed bool) {
+	if changed {
+		r.ownMu.Lock()
+		r.ownDirty = true
+		r.ownMu.Unlock()
+	}
+}
+
 func (r *ReplicaSource) publish(ctx context.Context, d engine.ChangeDigest) error {
 	ctx, cancel := context.WithTimeout(ctx, logTimeout)
 	defer cancel()
-	if err := r.cfg.Digests.PublishDigest(ctx, d); err != nil {
-		r.ownMu.Lock()
-		r.ownDirty = true // the next round tries again
-		r.ownMu.Unlock()
-		return err
-	}
-	return nil
+	err := r.cfg.Digests.PublishDigest(ctx, d)
+	r.keepDirty(err != nil) // the next round tries again
+	return err
 }
 
 func (r *ReplicaSource) removeDigests(ctx context.Context, before time.Time) error {
