@@ -13,11 +13,11 @@ import (
 // (after the server). A replica alone on its store without Redis: nil, the
 // server's default, the engine. With Redis, the events of every replica
 // through its pub/sub channel; in cluster mode (several replicas on one
-// store) also the store's log, polled every half second while Redis is
-// absent or down (events under a second late), every 10 s while it works,
-// for what it lost. Without Redis, replicas find out what the others
-// changed from the change digests they publish in the store (digests, the
-// store unwrapped; nil: by querying the instances).
+// store) also the store's log, polled every half second for what Redis
+// lost, or all of it while Redis is absent or down (events under a second
+// late). Replicas find out what the others changed from the change digests
+// they publish in the store (digests, the store unwrapped; nil: by querying
+// the instances updated lately, every 10 s while Redis works).
 func liveEvents(eng *engine.Engine, c *cache.Cache, cluster *engine.ClusterConfig, digests engine.ChangeDigests, log *slog.Logger) (live.EventSource, func(), error) {
 	if c == nil && cluster == nil {
 		return nil, func() {}, nil

@@ -16,12 +16,12 @@ func (r *ReplicaSource) setPollFrom(from time.Time) {
 	r.seenMu.Unlock()
 }
 
-// pollLoop polls every PollInterval (FanoutPollInterval while Redis
-// carries the events). A poll reads the other replicas' change digests, or
-// queries the instances updated since a little before the previous query:
-// without digests or while Redis carries the events, at the first poll,
-// when the digests may have dropped changes since the previous poll, and
-// after a replica fell silent.
+// pollLoop polls every PollInterval (without digests, FanoutPollInterval
+// while Redis carries the events). A poll reads the other replicas' change
+// digests, or queries the instances updated since a little before the
+// previous query: without digests, at the first poll, when the digests may
+// have dropped changes since the previous poll, and after a replica fell
+// silent.
 func (r *ReplicaSource) pollLoop(ctx context.Context) {
 	from := time.Now().Add(-pollOverlap) // where the next query starts reading
 	r.setPollFrom(from)
@@ -37,11 +37,10 @@ func (r *ReplicaSource) pollLoop(ctx context.Context) {
 		case <-t.C:
 		}
 		started := time.Now()
-		fanout := r.cfg.Fanout()
-		if fanout && started.Sub(lastQuery) < r.cfg.FanoutPollInterval {
+		if r.cfg.Digests == nil && r.cfg.Fanout() && started.Sub(lastQuery) < r.cfg.FanoutPollInterval {
 			continue
 		}
-		query := r.cfg.Digests == nil || fanout || queryDue || started.Sub(lastPoll) > digestKeep/2
+		query := r.cfg.Digests == nil || queryDue || started.Sub(lastPoll) > digestKeep/2
 		var err error
 		if query {
 			err = r.poll(ctx, from)

@@ -59,18 +59,19 @@ type ReplicaConfig struct {
 	Log engine.Queries
 	// Fanout reports whether Events carries the other replicas' events now
 	// (Redis answers). While it does, Log is polled only every
-	// FanoutPollInterval, for what Redis lost; nil means never.
+	// FanoutPollInterval without Digests, for what Redis lost, and digests
+	// are published on their beat only; nil means never.
 	Fanout             func() bool
 	PollInterval       time.Duration // while nothing else brings other replicas' events; default 500 ms
-	FanoutPollInterval time.Duration // while Fanout says events come through Redis; default 10 s
-	// Digests, with Replica and Own, spares most polls their query of the
+	FanoutPollInterval time.Duration // while Fanout says events come through Redis and there are no Digests; default 10 s
+	// Digests, with Replica and Own, spares polls their query of the
 	// instances updated lately, which decodes every instance on the
-	// embedded store: while Fanout is false, this source publishes which
-	// instances Own (this replica's engine) commits as Replica's digest,
-	// every quarter PollInterval, and each poll reads the other replicas'
-	// digests instead. The query still runs every FanoutPollInterval, for
-	// what a replica that died did not publish, and when a poll comes too
-	// late for the digests. Nil: every poll queries the instances.
+	// embedded store: this source publishes which instances Own (this
+	// replica's engine) commits as Replica's digest, and each poll reads
+	// the other replicas' digests instead. The query still runs at the
+	// first poll, when a poll comes too late for the digests, and when a
+	// replica's digest falls silent (it died, maybe before it published its
+	// last changes). Nil: every poll queries the instances.
 	Digests engine.ChangeDigests
 	Replica string
 	Own     EventSource
@@ -109,7 +110,8 @@ func (c ReplicaConfig) validate() error {
 // store: its own engine's events, the other replicas' that Redis carries,
 // and, polled from the store's log, whatever neither brought (Redis down,
 // a message lost), at most about one and a half PollInterval late (a poll's
-// events are spread over half the interval). Every event with a sequence
+// events are spread over half the interval), a quarter more with digests
+// (they are published every quarter interval). Every event with a sequence
 // reaches subscribers once and in order per instance: one that arrives past
 // a gap waits until the missing events are read from the log.
 type ReplicaSource struct {
