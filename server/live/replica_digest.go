@@ -78,6 +78,7 @@ func (r *ReplicaSource) publishLoop(ctx context.Context) {
 	t := time.NewTicker(r.cfg.PollInterval / 4)
 	defer t.Stop()
 	var lastPublished time.Time
+	failing := false // warned that publishing fails: once per outage, not 8 times a second
 	lastRemoval := time.Now()
 	for {
 		select {
@@ -92,12 +93,13 @@ func (r *ReplicaSource) publishLoop(ctx context.Context) {
 			continue
 		}
 		if err := r.publish(ctx, d); err != nil {
-			if ctx.Err() == nil {
-				r.cfg.Logger.Warn("live events: publishing this replica's change digest", "err", err)
+			if ctx.Err() == nil && !failing {
+				r.cfg.Logger.Warn("live events: publishing this replica's change digest; the others get its events once it publishes again", "err", err)
 			}
+			failing = true
 			continue
 		}
-		lastPublished = now
+		lastPublished, failing = now, false
 		if now.Sub(lastRemoval) >= seenKeep {
 			if err := r.removeDigests(ctx, now.Add(-seenKeep)); err != nil && ctx.Err() == nil {
 				r.cfg.Logger.Warn("live events: removing the change digests of replicas gone", "err", err)
