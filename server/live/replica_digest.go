@@ -158,14 +158,21 @@ func (r *ReplicaSource) removeDigests(ctx context.Context, before time.Time) err
 }
 
 // pollDigests queues the events of the instances the other replicas'
-// digests name that this source has not delivered. It reports whether a
-// replica fell silent: what it did last may be in no digest.
-func (r *ReplicaSource) pollDigests(ctx context.Context, watch map[string]*digestWatch) (silent bool, err error) {
+// digests name that this source has not delivered. When a replica fell
+// silent, what it did last may be in no digest: it returns when this source
+// read that replica's last digest first, zero when none fell silent.
+func (r *ReplicaSource) pollDigests(ctx context.Context, watch map[string]*digestWatch) (silentSince time.Time, err error) {
 	qctx, cancel := context.WithTimeout(ctx, logTimeout)
 	ds, err := r.cfg.Digests.Digests(qctx)
 	cancel()
 	if err != nil {
-		return false, fmt.Errorf("change digests: %w", err)
+		return time.Time{}, fmt.Errorf("change digests: %w", err)
+	}
+	silent := func(w *digestWatch) {
+		if !w.silent && (silentSince.IsZero() || w.changed.Before(silentSince)) {
+			silentSince = w.changed
+		}
+		w.silent = true
 	}
 	now := time.Now()
 	stale := now.Add(-digestStale)
@@ -179,8 +186,8 @@ func (r *ReplicaSource) pollDigests(ctx context.Context, watch map[string]*diges
 		switch w := watch[d.Replica]; {
 		case w == nil || !w.published.Equal(d.Published):
 			watch[d.Replica] = &digestWatch{published: d.Published, changed: now}
-		case !w.silent && now.Sub(w.changed) > digestSilence*digestBeats*r.cfg.PollInterval:
-			w.silent, silent = true, true
+		case now.Sub(w.changed) > digestSilence*digestBeats*r.cfg.PollInterval:
+			silent(w)
 		}
 		for _, ch := range d.Changes {
 			if ch.At.Before(stale) {
@@ -188,7 +195,7 @@ func (r *ReplicaSource) pollDigests(ctx context.Context, watch map[string]*diges
 			}
 			evs, err := r.changeEvents(ctx, ch)
 			if err != nil {
-				return false, err
+				return time.Time{}, err
 			}
 			if len(evs) > 0 {
 				found = append(found, evs)
@@ -197,12 +204,12 @@ func (r *ReplicaSource) pollDigests(ctx context.Context, watch map[string]*diges
 	}
 	for id, w := range watch {
 		if !listed[id] { // removed: silent for seenKeep
-			silent = silent || !w.silent
+			silent(w)
 			delete(watch, id)
 		}
 	}
 	r.release(ctx, found)
-	return silent, nil
+	return silentSince, nil
 }
 
 // changeEvents returns the events of a digest's change that this source

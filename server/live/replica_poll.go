@@ -19,11 +19,11 @@ func (r *ReplicaSource) setPollFrom(from time.Time) {
 // pollLoop polls every PollInterval (without digests, FanoutPollInterval
 // while Redis carries the events). A poll reads the other replicas' change
 // digests, or queries the instances updated since a little before the
-// previous query: without digests, at the first poll, when the digests may
+// previous poll: without digests, at the first poll, when the digests may
 // have dropped changes since the previous poll, and after a replica fell
-// silent.
+// silent (then since a little before its last digest).
 func (r *ReplicaSource) pollLoop(ctx context.Context) {
-	from := time.Now().Add(-pollOverlap) // where the next query starts reading
+	from := time.Now().Add(-pollOverlap) // where a query starts reading
 	r.setPollFrom(from)
 	var lastPoll, lastQuery time.Time
 	queryDue := true
@@ -41,11 +41,14 @@ func (r *ReplicaSource) pollLoop(ctx context.Context) {
 			continue
 		}
 		query := r.cfg.Digests == nil || queryDue || started.Sub(lastPoll) > digestKeep/2
-		var err error
+		var (
+			silentSince time.Time
+			err         error
+		)
 		if query {
 			err = r.poll(ctx, from)
 		} else {
-			queryDue, err = r.pollDigests(ctx, watch)
+			silentSince, err = r.pollDigests(ctx, watch)
 		}
 		if err != nil {
 			if ctx.Err() == nil {
@@ -53,11 +56,14 @@ func (r *ReplicaSource) pollLoop(ctx context.Context) {
 			}
 			continue // the next poll covers this window too
 		}
-		lastPoll = started
+		lastPoll, from, queryDue = started, started.Add(-pollOverlap), false
 		if query {
-			lastQuery, from, queryDue = started, started.Add(-pollOverlap), false
-			r.setPollFrom(from)
+			lastQuery = started
 		}
+		if !silentSince.IsZero() {
+			from, queryDue = silentSince.Add(-pollOverlap), true // before started
+		}
+		r.setPollFrom(from)
 	}
 }
 

@@ -336,8 +336,8 @@ func (r *ReplicaSource) mark(id string, seq uint64) {
 	r.seenMu.Unlock()
 }
 
-// sweep forgets the instances (seen and passed) quiet for seenKeep and since before the
-// poll's window, every seenKeep at most.
+// sweep forgets the instances (seen and passed) quiet for seenKeep and
+// since before the poll's window, every seenKeep at most.
 func (r *ReplicaSource) sweep() {
 	now := time.Now()
 	r.seenMu.Lock()
