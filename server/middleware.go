@@ -22,7 +22,13 @@ func (s *Server) setup() {
 	s.unsubscribe = append(s.unsubscribe, s.eng.Subscribe(s.metrics), s.eng.Subscribe(s.inbox))
 	if src := s.cfg.Live.Source; src != nil { // other replicas' events: their task changes too
 		f := s.inbox.Follow(s.eng.Queries(), s.log)
-		s.unsubscribe = append(s.unsubscribe, src.Subscribe(f.Export), f.Close)
+		subscribe := src.Subscribe
+		if ts, ok := src.(interface {
+			SubscribeTasks(fn func([]engine.Event)) func()
+		}); ok { // the follower needs task changes only: the source may read less
+			subscribe = ts.SubscribeTasks
+		}
+		s.unsubscribe = append(s.unsubscribe, subscribe(f.Export), f.Close)
 	}
 }
 

@@ -65,6 +65,7 @@ func (rs replicaSetup) serve(tb testing.TB, mods ...func(*server.Config)) (*engi
 	}
 	if rs.poll {
 		cfg.Log = rs.store
+		cfg.Digests, cfg.Replica, cfg.Own = rs.store, fmt.Sprintf("replica-%p", eng), live.EngineSource{Engine: eng}
 	}
 	src, err := live.NewReplicaSource(cfg)
 	require.NoError(tb, err)

@@ -13,11 +13,13 @@ import (
 // (after the server). A replica alone on its store without Redis: nil, the
 // server's default, the engine. With Redis, the events of every replica
 // through its pub/sub channel; in cluster mode (several replicas on one
-// store) also the store's log, polled every half second while Redis is
-// absent or down (events under a second late), every 10 s while it works,
-// for what it lost.
-func liveEvents(eng *engine.Engine, c *cache.Cache, cluster bool, log *slog.Logger) (live.EventSource, func(), error) {
-	if c == nil && !cluster {
+// store) also the store's log, polled every half second for what Redis
+// lost, or all of it while Redis is absent or down (events under a second
+// late). Replicas find out what the others changed from the change digests
+// they publish in the store (digests, the store unwrapped; nil: by querying
+// the instances updated lately, every 10 s while Redis works).
+func liveEvents(eng *engine.Engine, c *cache.Cache, cluster *engine.ClusterConfig, digests engine.ChangeDigests, log *slog.Logger) (live.EventSource, func(), error) {
+	if c == nil && cluster == nil {
 		return nil, func() {}, nil
 	}
 	cfg := live.ReplicaConfig{Events: live.EngineSource{Engine: eng}, Logger: log}
@@ -27,8 +29,11 @@ func liveEvents(eng *engine.Engine, c *cache.Cache, cluster bool, log *slog.Logg
 		cfg.Events = c.Source(eng) // closed with the cache
 		cfg.Fanout = func() bool { ok, _ := c.Health(); return ok }
 	}
-	if cluster {
+	if cluster != nil {
 		cfg.Log = eng.Queries()
+		if digests != nil {
+			cfg.Digests, cfg.Replica, cfg.Own = digests, cluster.ReplicaID, live.EngineSource{Engine: eng}
+		}
 	}
 	src, err := live.NewReplicaSource(cfg)
 	if err != nil {

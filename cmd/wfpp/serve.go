@@ -137,6 +137,7 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 		}
 	}
 
+	digests, _ := store.(engine.ChangeDigests) // the Redis layer does not pass them on
 	store, redis, err := withCache(ctx, store, log)
 	if err != nil {
 		return err
@@ -188,7 +189,7 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 	if srvCfg.RateLimiter, err = sharedRateLimiter(redis, srvCfg); err != nil {
 		return err
 	}
-	events, stopEvents, err := liveEvents(eng, redis, storeCfg.Kind == storeMongo, log) // other replicas may share a MongoDB
+	events, stopEvents, err := liveEvents(eng, redis, clusterCfg, digests, log) // other replicas may share a MongoDB
 	if err != nil {
 		return err
 	}

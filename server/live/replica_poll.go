@@ -16,12 +16,18 @@ func (r *ReplicaSource) setPollFrom(from time.Time) {
 	r.seenMu.Unlock()
 }
 
-// pollLoop reads the log every PollInterval (FanoutPollInterval while Redis
-// carries the events), each time from a little before the previous poll.
+// pollLoop polls every PollInterval (without digests, FanoutPollInterval
+// while Redis carries the events). A poll reads the other replicas' change
+// digests, or queries the instances updated since a little before the
+// previous poll: without digests, at the first poll, when the digests may
+// have dropped changes since the previous poll, and after a replica fell
+// silent (then since a little before its last digest).
 func (r *ReplicaSource) pollLoop(ctx context.Context) {
-	from := time.Now().Add(-pollOverlap)
+	from := time.Now().Add(-pollOverlap) // where a query starts reading
 	r.setPollFrom(from)
-	lastPoll := time.Time{}
+	var lastPoll, lastQuery time.Time
+	queryDue := true
+	watch := map[string]*digestWatch{}
 	t := time.NewTicker(r.cfg.PollInterval)
 	defer t.Stop()
 	for {
@@ -30,17 +36,33 @@ func (r *ReplicaSource) pollLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if r.cfg.Fanout() && time.Since(lastPoll) < r.cfg.FanoutPollInterval {
+		started := time.Now()
+		if r.cfg.Digests == nil && r.cfg.Fanout() && started.Sub(lastQuery) < r.cfg.FanoutPollInterval {
 			continue
 		}
-		started := time.Now()
-		if err := r.poll(ctx, from); err != nil {
+		query := r.cfg.Digests == nil || queryDue || started.Sub(lastPoll) > digestKeep/2
+		var (
+			silentSince time.Time
+			err         error
+		)
+		if query {
+			err = r.poll(ctx, from)
+		} else {
+			silentSince, err = r.pollDigests(ctx, watch)
+		}
+		if err != nil {
 			if ctx.Err() == nil {
 				r.cfg.Logger.Warn("live events: polling the log for other replicas' events", "err", err)
 			}
 			continue // the next poll covers this window too
 		}
-		lastPoll, from = started, started.Add(-pollOverlap)
+		lastPoll, from, queryDue = started, started.Add(-pollOverlap), false
+		if query {
+			lastQuery = started
+		}
+		if !silentSince.IsZero() {
+			from, queryDue = silentSince.Add(-pollOverlap), true // before started
+		}
 		r.setPollFrom(from)
 	}
 }
@@ -106,7 +128,7 @@ func (r *ReplicaSource) release(ctx context.Context, found [][]engine.Event) {
 // this source has not delivered, as far as the log holds them.
 func (r *ReplicaSource) pollInstance(ctx context.Context, h *engine.Snapshot, from time.Time) ([]engine.Event, error) {
 	last, known := r.last(h.ID)
-	if h.Seq <= last {
+	if h.Seq <= max(last, r.passedSeq(h.ID)) {
 		return nil, nil
 	}
 	after, window := last, false

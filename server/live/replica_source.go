@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -58,11 +59,23 @@ type ReplicaConfig struct {
 	Log engine.Queries
 	// Fanout reports whether Events carries the other replicas' events now
 	// (Redis answers). While it does, Log is polled only every
-	// FanoutPollInterval, for what Redis lost; nil means never.
+	// FanoutPollInterval without Digests, for what Redis lost, and digests
+	// are published on their beat only; nil means never.
 	Fanout             func() bool
 	PollInterval       time.Duration // while nothing else brings other replicas' events; default 500 ms
-	FanoutPollInterval time.Duration // while Fanout says events come through Redis; default 10 s
-	Logger             *slog.Logger
+	FanoutPollInterval time.Duration // while Fanout says events come through Redis and there are no Digests; default 10 s
+	// Digests, with Replica and Own, spares polls their query of the
+	// instances updated lately, which decodes every instance on the
+	// embedded store: this source publishes which instances Own (this
+	// replica's engine) commits as Replica's digest, and each poll reads
+	// the other replicas' digests instead. The query still runs at the
+	// first poll, when a poll comes too late for the digests, and when a
+	// replica's digest falls silent (it died, maybe before it published its
+	// last changes). Nil: every poll queries the instances.
+	Digests engine.ChangeDigests
+	Replica string
+	Own     EventSource
+	Logger  *slog.Logger
 }
 
 // WithDefaults returns c with every zero field but Events, Log and Fanout
@@ -84,6 +97,9 @@ func (c ReplicaConfig) validate() error {
 	if c.Events == nil {
 		errs = append(errs, errors.New("live replica source: Events is required"))
 	}
+	if c.Digests != nil && (c.Log == nil || c.Replica == "" || c.Own == nil) {
+		errs = append(errs, errors.New("live replica source: Digests needs Log, Replica and Own"))
+	}
 	if c.PollInterval < 0 || c.FanoutPollInterval < 0 {
 		errs = append(errs, fmt.Errorf("live replica source: poll intervals must not be negative, got %s and %s", c.PollInterval, c.FanoutPollInterval))
 	}
@@ -94,24 +110,32 @@ func (c ReplicaConfig) validate() error {
 // store: its own engine's events, the other replicas' that Redis carries,
 // and, polled from the store's log, whatever neither brought (Redis down,
 // a message lost), at most about one and a half PollInterval late (a poll's
-// events are spread over half the interval). Every event with a sequence
+// events are spread over half the interval), a quarter more with digests
+// (they are published every quarter interval). Every event with a sequence
 // reaches subscribers once and in order per instance: one that arrives past
 // a gap waits until the missing events are read from the log.
 type ReplicaSource struct {
 	cfg ReplicaConfig
 
 	subMu sync.RWMutex
-	subs  map[*func([]engine.Event)]struct{}
+	subs  map[*func([]engine.Event)]bool // true: wants task changes only (SubscribeTasks)
 
 	inMu   sync.Mutex
 	in     [][]engine.Event
 	inLost int // events dropped since the last log
 	wake   chan struct{}
 
-	seenMu    sync.Mutex
-	seen      map[string]seenSeq // instance id → the last sequence delivered
+	seenMu sync.Mutex
+	seen   map[string]seenSeq // instance id → the last sequence delivered
+	// passed holds the instances of other replicas' digests left unread
+	// because no subscriber wanted their events: id → up to which sequence.
+	passed    map[string]seenSeq
 	lastSweep time.Time
-	pollFrom  time.Time // where the next poll starts reading
+	pollFrom  time.Time // where the next query of the instances starts reading
+
+	ownMu    sync.Mutex
+	own      map[string]ownChange // this replica's changes of the last digestKeep, by instance
+	ownDirty bool                 // changed since the last publication
 
 	// The largest delay from an event's time to its delivery, in the
 	// window that began at lagStart and in the one before it.
@@ -122,6 +146,7 @@ type ReplicaSource struct {
 	startOnce   sync.Once
 	closeOnce   sync.Once
 	unsubscribe func()
+	unsubOwn    func()
 	stop        context.CancelFunc
 	wg          sync.WaitGroup
 }
@@ -138,17 +163,29 @@ func NewReplicaSource(cfg ReplicaConfig) (*ReplicaSource, error) {
 		return nil, err
 	}
 	return &ReplicaSource{
-		cfg: cfg, subs: map[*func([]engine.Event)]struct{}{}, wake: make(chan struct{}, 1),
-		seen: map[string]seenSeq{}, lastSweep: time.Now(),
+		cfg: cfg, subs: map[*func([]engine.Event)]bool{}, wake: make(chan struct{}, 1),
+		seen: map[string]seenSeq{}, passed: map[string]seenSeq{}, lastSweep: time.Now(), own: map[string]ownChange{},
 	}, nil
 }
 
 // Subscribe calls fn with each batch, from one goroutine; fn must not
 // block and may keep the slice.
 func (r *ReplicaSource) Subscribe(fn func([]engine.Event)) (unsubscribe func()) {
+	return r.subscribe(fn, false)
+}
+
+// SubscribeTasks is Subscribe for a subscriber that uses only the events
+// that change a task (engine.Event.Task), such as the inbox's follower: fn
+// may get others too, but while no other subscriber listens, the other
+// replicas' instances whose digests show no task change are not read.
+func (r *ReplicaSource) SubscribeTasks(fn func([]engine.Event)) (unsubscribe func()) {
+	return r.subscribe(fn, true)
+}
+
+func (r *ReplicaSource) subscribe(fn func([]engine.Event), tasksOnly bool) (unsubscribe func()) {
 	key := &fn
 	r.subMu.Lock()
-	r.subs[key] = struct{}{}
+	r.subs[key] = tasksOnly
 	r.subMu.Unlock()
 	r.startOnce.Do(r.start)
 	var once sync.Once
@@ -171,6 +208,12 @@ func (r *ReplicaSource) start() {
 		go func() { defer r.wg.Done(); r.pollLoop(ctx) }()
 	}
 	r.unsubscribe = r.cfg.Events.Subscribe(r.enqueue)
+	r.unsubOwn = func() {}
+	if r.cfg.Digests != nil {
+		r.unsubOwn = r.cfg.Own.Subscribe(r.noteOwn)
+		r.wg.Add(1)
+		go func() { defer r.wg.Done(); r.publishLoop(ctx) }()
+	}
 }
 
 // Close stops the worker and the poll; subscribers get nothing more.
@@ -181,6 +224,7 @@ func (r *ReplicaSource) Close() {
 			return
 		}
 		r.unsubscribe()
+		r.unsubOwn()
 		r.stop()
 		r.wg.Wait()
 	})
@@ -273,14 +317,27 @@ func (r *ReplicaSource) last(id string) (uint64, bool) {
 	return s.seq, ok
 }
 
+// passedSeq returns up to which sequence the instance was left unread.
+func (r *ReplicaSource) passedSeq(id string) uint64 {
+	r.seenMu.Lock()
+	defer r.seenMu.Unlock()
+	return r.passed[id].seq
+}
+
+func (r *ReplicaSource) pass(id string, seq uint64) {
+	r.seenMu.Lock()
+	r.passed[id] = seenSeq{seq: seq, at: time.Now()}
+	r.seenMu.Unlock()
+}
+
 func (r *ReplicaSource) mark(id string, seq uint64) {
 	r.seenMu.Lock()
 	r.seen[id] = seenSeq{seq: seq, at: time.Now()}
 	r.seenMu.Unlock()
 }
 
-// sweep forgets the instances quiet for seenKeep and since before the
-// poll's window, every seenKeep at most.
+// sweep forgets the instances (seen and passed) quiet for seenKeep and
+// since before the poll's window, every seenKeep at most.
 func (r *ReplicaSource) sweep() {
 	now := time.Now()
 	r.seenMu.Lock()
@@ -293,10 +350,8 @@ func (r *ReplicaSource) sweep() {
 	if !r.pollFrom.IsZero() && r.pollFrom.Before(before) {
 		before = r.pollFrom
 	}
-	for id, s := range r.seen {
-		if s.at.Before(before) {
-			delete(r.seen, id)
-		}
+	for _, m := range []map[string]seenSeq{r.seen, r.passed} {
+		maps.DeleteFunc(m, func(_ string, s seenSeq) bool { return s.at.Before(before) })
 	}
 }
 
@@ -337,6 +392,18 @@ func (r *ReplicaSource) Lag() time.Duration {
 		return r.lagCur
 	}
 	return max(r.lagCur, r.lagBefore)
+}
+
+// wantsAll reports whether a subscriber wants every event.
+func (r *ReplicaSource) wantsAll() bool {
+	r.subMu.RLock()
+	defer r.subMu.RUnlock()
+	for _, tasksOnly := range r.subs {
+		if !tasksOnly {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *ReplicaSource) deliver(evs []engine.Event) {

@@ -38,8 +38,9 @@ type Store struct {
 	recent    []waiting // instances that waited after their last commit, oldest first
 	parkAfter int       // how many of them stay Go values
 
-	replicas map[string]engine.Replica     // by id (lease.go)
-	leases   map[int]engine.PartitionLease // by partition
+	replicas map[string]engine.Replica      // by id (lease.go)
+	leases   map[int]engine.PartitionLease  // by partition
+	digests  map[string]engine.ChangeDigest // by replica (change_digest.go)
 }
 
 // waiting is an instance that waited after the commit that gave it seq.
@@ -83,6 +84,7 @@ func New(opts ...Option) *Store {
 		schedules:   map[string]engine.Schedule{},
 		replicas:    map[string]engine.Replica{},
 		leases:      map[int]engine.PartitionLease{},
+		digests:     map[string]engine.ChangeDigest{},
 		parked:      newParking(),
 		parkAfter:   ParkAfterDefault,
 	}

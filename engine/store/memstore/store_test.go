@@ -26,3 +26,8 @@ func TestLeaseConformance(t *testing.T) {
 func TestLeaseConformanceParked(t *testing.T) {
 	storetest.RunLeases(t, func(t *testing.T) storetest.LeaseStore { return memstore.New(memstore.WithParking(0)) })
 }
+
+func TestChangeDigestConformance(t *testing.T) {
+	t.Parallel()
+	storetest.ChangeDigests(t, memstore.New())
+}

@@ -16,6 +16,11 @@ func TestLeaseConformance(t *testing.T) {
 	storetest.RunLeases(t, func(t *testing.T) storetest.LeaseStore { return newStore(t) })
 }
 
+func TestChangeDigestConformance(t *testing.T) {
+	t.Parallel()
+	storetest.ChangeDigests(t, newStore(t))
+}
+
 // TestLeaseConformanceSingleWriter: a fenced batch is guarded even by a
 // store configured as the only writer.
 func TestLeaseConformanceSingleWriter(t *testing.T) {

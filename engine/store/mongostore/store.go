@@ -82,6 +82,8 @@ type Store struct {
 
 	// replicas and partitions hold the heartbeats and leases of a cluster (lease.go).
 	replicas, partitions *mongo.Collection
+	// digests holds each replica's engine.ChangeDigest (change_digest.go).
+	digests *mongo.Collection
 }
 
 // New returns a Store on db after creating its indexes.
@@ -107,6 +109,7 @@ func New(ctx context.Context, db *mongo.Database, cfg Config) (*Store, error) {
 		stepCache:   db.Collection("step_cache"),
 		replicas:    db.Collection("replicas"),
 		partitions:  db.Collection("partitions"),
+		digests:     db.Collection("change_digests"),
 		messages:    db.Collection("messages"),
 		places:      db.Collection("places"),
 	}
@@ -188,7 +191,7 @@ func (s *Store) createCollections(ctx context.Context) error {
 	if err != nil {
 		return mapErr(err, "listing collections")
 	}
-	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.schedules, s.meta, s.stepCache, s.replicas, s.partitions, s.messages, s.places} {
+	for _, c := range []*mongo.Collection{s.defs, s.heads, s.forms, s.filters, s.instances, s.variables, s.requests, s.events, s.tasks, s.incidents, s.deadLetters, s.schedules, s.meta, s.stepCache, s.replicas, s.partitions, s.digests, s.messages, s.places} {
 		if slices.Contains(names, c.Name()) {
 			continue
 		}
