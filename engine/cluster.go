@@ -233,6 +233,7 @@ func (c *cluster) renew(ctx context.Context, reachable bool) {
 				c.mu.Lock()
 				if cur, ok := c.held[l.Partition]; ok && cur.Epoch == l.Epoch {
 					c.held[l.Partition] = nl
+					c.e.partitions[l.Partition].fresh.Store(c.freshUntil(l.Epoch, now))
 				}
 				c.mu.Unlock()
 				continue
@@ -295,8 +296,23 @@ func (c *cluster) acquire(ctx context.Context, p int, now time.Time) (*partition
 	c.held[p] = l
 	c.mu.Unlock()
 	part := c.e.partitions[p]
+	part.fresh.Store(c.freshUntil(l.Epoch, now))
 	part.epoch.Store(l.Epoch)
 	return part, unfinished, nil
+}
+
+// leaseFresh is a partition's lease at epoch, written at a time no other
+// replica can take it before until (Batch.LeaseFresh).
+type leaseFresh struct {
+	epoch int64
+	until time.Time
+}
+
+// freshUntil: another replica takes a lease only once it has expired, a
+// TTL after it was written, by its own clock. Half the TTL leaves the
+// other half for the clocks to differ (docs/scale-out.md).
+func (c *cluster) freshUntil(epoch int64, written time.Time) *leaseFresh {
+	return &leaseFresh{epoch: epoch, until: written.Add(c.cfg.LeaseTTL / 2)}
 }
 
 // load brings the unfinished instances of a partition just taken (as
@@ -340,6 +356,7 @@ func (c *cluster) lose(l PartitionLease) {
 	delete(c.held, l.Partition)
 	c.mu.Unlock()
 	p := c.e.partitions[l.Partition]
+	p.fresh.Store(nil)
 	if p.epoch.CompareAndSwap(l.Epoch, 0) {
 		p.ctl <- p.drop
 	}
@@ -353,6 +370,7 @@ func (c *cluster) fenced(p *partition, epoch int64) {
 		delete(c.held, p.id)
 	}
 	c.mu.Unlock()
+	p.fresh.Store(nil)
 	if p.epoch.CompareAndSwap(epoch, 0) {
 		p.drop()
 	}

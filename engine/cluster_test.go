@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -397,4 +398,56 @@ func TestClusterThrownSignalReachesPeers(t *testing.T) {
 			return s.Status == engine.StatusCompleted
 		})
 	}
+}
+
+// createLog records, for each committed batch that creates an instance,
+// whether it came as LeaseFresh.
+type createLog struct {
+	*memstore.Store
+	mu    sync.Mutex
+	fresh []bool
+}
+
+func (c *createLog) Commit(ctx context.Context, b *engine.Batch) error {
+	if slices.ContainsFunc(b.Changes, func(ch engine.Change) bool { return ch.Create }) {
+		c.mu.Lock()
+		c.fresh = append(c.fresh, b.LeaseFresh)
+		c.mu.Unlock()
+	}
+	return c.Store.Commit(ctx, b)
+}
+
+func (c *createLog) last() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.fresh[len(c.fresh)-1]
+}
+
+// TestClusterCreatesNeedNoLeaseReadWhileFresh: new instances are committed
+// as LeaseFresh (no lease read in the store) only while the partition's
+// lease was written less than half its TTL ago.
+func TestClusterCreatesNeedNoLeaseReadWhileFresh(t *testing.T) {
+	const ttl = 30 * time.Second
+	st := memstore.New()
+	creates := &createLog{Store: st}
+	clock := engine.NewVirtualClock(time.Date(2026, 11, 26, 7, 0, 0, 0, time.UTC))
+	r := startReplica(t, st, "a", ttl, func(c *engine.Config) { c.Store, c.Clock = creates, clock })
+	eventually(t, "a holds every partition", func() bool { return len(r.held(t)) == engine.ClusterPartitionsDefault })
+	deployOn(t, r, callBPMN(clusterWaiter))
+
+	startReplicaInstance(t, r, "waiter")
+	require.True(t, creates.last(), "just taken")
+
+	r.leases.cut.Store(true) // no renewal from now on
+	clock.Advance(ttl * 6 / 10)
+	require.Len(t, r.held(t), engine.ClusterPartitionsDefault, "still held: dropped only at two thirds of the TTL")
+	startReplicaInstance(t, r, "waiter")
+	require.False(t, creates.last(), "written more than half a TTL ago: the store reads the lease")
+
+	r.leases.cut.Store(false)
+	eventually(t, "a renewed lease is fresh again", func() bool {
+		clock.Advance(ttl / 60) // until the next round comes, and renews
+		startReplicaInstance(t, r, "waiter")
+		return creates.last()
+	})
 }

@@ -20,6 +20,9 @@ type partition struct {
 	// epoch is the lease epoch this replica holds the partition at, 0 while
 	// it does not (with Config.Cluster; without, always 0 and unchecked).
 	epoch atomic.Int64
+	// fresh is how long the lease at an epoch needs no reading before new
+	// instances are stored (Batch.LeaseFresh); nil while not held.
+	fresh atomic.Pointer[leaseFresh]
 	ctl   chan func() // the lease manager's orders (drop), run between rounds
 
 	roundEpoch int64 // epoch as the current round began: its commit names it
@@ -242,11 +245,18 @@ func (p *partition) instance(ctx context.Context, c command) (*instance, error) 
 	return inst, nil
 }
 
+// leaseFresh says whether the round's lease was written recently enough
+// that no other replica can hold it (Batch.LeaseFresh).
+func (p *partition) leaseFresh() bool {
+	f := p.fresh.Load()
+	return p.roundEpoch != 0 && f != nil && f.epoch == p.roundEpoch && p.e.clock.Now().Before(f.until)
+}
+
 // commit stores the round's changes, then makes them visible.
 func (p *partition) commit(ctx context.Context) {
 	defer p.reset()
 	if len(p.touched) > 0 {
-		b := &Batch{Changes: make([]Change, 0, len(p.touched)), Epoch: p.roundEpoch}
+		b := &Batch{Changes: make([]Change, 0, len(p.touched)), Epoch: p.roundEpoch, LeaseFresh: p.leaseFresh()}
 		for _, inst := range p.touched {
 			b.Changes = append(b.Changes, inst.change())
 		}

@@ -170,6 +170,11 @@ type Batch struct {
 	// hold an epoch no newer (Snapshot.Epoch), and is stamped with this
 	// one; otherwise the change fails with ErrFenced (lease.go).
 	Epoch int64
+	// LeaseFresh says the batch's partition lease was written less than
+	// half its TTL ago: no other replica can hold it (with clocks less than
+	// half the TTL apart), so a store may store new instances without
+	// reading the lease first. A store may check anyway.
+	LeaseFresh bool
 }
 
 // Change is one instance's new snapshot plus the projections it touched.
