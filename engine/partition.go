@@ -261,10 +261,12 @@ func (p *partition) commit(ctx context.Context) {
 			b.Changes = append(b.Changes, inst.change())
 		}
 		if err := p.e.store.Commit(ctx, b); err != nil {
-			p.failRound(fmt.Errorf("storing changes: %w", err))
+			// Dropped before the callers hear of it: once told "fenced",
+			// they find the partition gone.
 			if errors.Is(err, ErrFenced) && p.e.cluster != nil {
 				p.e.cluster.fenced(p, p.roundEpoch)
 			}
+			p.failRound(fmt.Errorf("storing changes: %w", err))
 			return
 		}
 		for i, inst := range p.touched {
