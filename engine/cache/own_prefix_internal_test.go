@@ -23,3 +23,21 @@ func TestOwnPrefix(t *testing.T) {
 		require.False(t, strings.HasPrefix(string(other), ownPrefix(id)), id)
 	}
 }
+
+// TestCarriesTasks: a message says whether it changes a task, and a reader
+// that cannot tell decodes it.
+func TestCarriesTasks(t *testing.T) {
+	t.Parallel()
+	plain := engine.Event{InstanceID: "i1", Seq: 1, Type: engine.EventInstanceStarted}
+	task := engine.Event{InstanceID: "i1", Seq: 2, Type: engine.EventTaskCreated, Detail: map[string]any{"taskId": "t1"}}
+	for _, tc := range []struct {
+		events []engine.Event
+		want   bool
+	}{{[]engine.Event{plain}, false}, {[]engine.Event{plain, task}, true}, {[]engine.Event{task}, true}} {
+		data, err := json.Marshal(message{Replica: "other", Tasks: changesTask(tc.events), Events: tc.events})
+		require.NoError(t, err)
+		require.Equal(t, tc.want, carriesTasks(string(data)), "%s", data)
+	}
+	require.True(t, carriesTasks("not json"))
+	require.True(t, carriesTasks(`{"r":"x","t":tru`))
+}

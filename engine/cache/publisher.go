@@ -16,8 +16,11 @@ const publishMax = 1024
 
 // message is what goes over the events channel.
 type message struct {
-	Replica string         `json:"r"`
-	Events  []engine.Event `json:"e"`
+	Replica string `json:"r"`
+	// Tasks says an event changes a task: a replica that follows only the
+	// inbox decodes only such messages (Source.TasksOnlyWhile).
+	Tasks  bool           `json:"t,omitempty"`
+	Events []engine.Event `json:"e"`
 }
 
 // Publisher is an engine.Exporter that publishes every event batch to the
@@ -105,7 +108,7 @@ func (p *Publisher) publish(ctx context.Context, events []engine.Event) {
 	tagged, err := codec.TagEventsLenient(events)
 	var data []byte
 	if err == nil {
-		data, err = json.Marshal(message{Replica: p.c.cfg.ReplicaID, Events: tagged})
+		data, err = json.Marshal(message{Replica: p.c.cfg.ReplicaID, Tasks: changesTask(events), Events: tagged})
 	}
 	if err != nil {
 		p.c.cfg.Logger.Warn("events not published: they do not encode", "err", err)
@@ -120,4 +123,13 @@ func (p *Publisher) publish(ctx context.Context, events []engine.Event) {
 		return
 	}
 	p.published.Add(int64(len(events)))
+}
+
+func changesTask(events []engine.Event) bool {
+	for i := range events {
+		if _, ok := events[i].Task(); ok {
+			return true
+		}
+	}
+	return false
 }

@@ -26,8 +26,9 @@ type Source struct {
 	c     *Cache
 	local Local
 
-	mu   sync.RWMutex
-	subs map[*func([]engine.Event)]struct{}
+	mu        sync.RWMutex
+	subs      map[*func([]engine.Event)]struct{}
+	onlyTasks func() bool // TasksOnlyWhile
 
 	ps    *redis.PubSub
 	done  chan struct{}
@@ -89,6 +90,9 @@ func (s *Source) run() {
 		if strings.HasPrefix(msg.Payload, own) {
 			continue // this replica's own events, known already: not decoded
 		}
+		if s.tasksOnly() && !carriesTasks(msg.Payload) {
+			continue
+		}
 		var m message
 		if err := codec.Decode([]byte(msg.Payload), &m); err != nil || m.Replica == s.c.cfg.ReplicaID {
 			continue
@@ -99,6 +103,54 @@ func (s *Source) run() {
 		}
 		s.deliver(events)
 	}
+}
+
+// TasksOnlyWhile has the source drop, undecoded, the other replicas'
+// messages that change no task while cond holds: the subscribers then follow
+// only the inbox (a replica without WebSocket clients), and decoding every
+// other replica's events grew with the number of replicas.
+func (s *Source) TasksOnlyWhile(cond func() bool) {
+	s.mu.Lock()
+	s.onlyTasks = cond
+	s.mu.Unlock()
+}
+
+func (s *Source) tasksOnly() bool {
+	s.mu.RLock()
+	cond := s.onlyTasks
+	s.mu.RUnlock()
+	return cond != nil && cond()
+}
+
+// carriesTasks reads a message's head, up to its events, for the Tasks flag.
+func carriesTasks(payload string) bool {
+	var head struct {
+		Tasks bool `json:"t"`
+	}
+	dec := json.NewDecoder(strings.NewReader(payload))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return true // not ours to judge: decode it
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return true
+		}
+		switch key {
+		case "e":
+			return head.Tasks
+		case "t":
+			if err := dec.Decode(&head.Tasks); err != nil {
+				return true
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return true
+			}
+		}
+	}
+	return head.Tasks
 }
 
 // ownPrefix is how the messages replica publishes begin (the publisher

@@ -208,6 +208,9 @@ func (r *ReplicaSource) start() {
 		go func() { defer r.wg.Done(); r.pollLoop(ctx) }()
 	}
 	r.unsubscribe = r.cfg.Events.Subscribe(r.enqueue)
+	if f, ok := r.cfg.Events.(interface{ TasksOnlyWhile(func() bool) }); ok {
+		f.TasksOnlyWhile(func() bool { return !r.wantsAll() }) // Redis: the others' events decoded only when wanted
+	}
 	r.unsubOwn = func() {}
 	if r.cfg.Digests != nil {
 		r.unsubOwn = r.cfg.Own.Subscribe(r.noteOwn)
