@@ -32,7 +32,7 @@ func (e *Engine) CreateSchedule(ctx context.Context, sc Schedule) (ScheduleView,
 		return ScheduleView{}, fmt.Errorf("storing schedule: %w", err)
 	}
 	e.sched.plan(sc)
-	return sc.view(), nil
+	return sc.view(e.clock.Now()), nil
 }
 
 // UpdateSchedule stores a changed schedule: sc is one read before, changed,
@@ -57,6 +57,9 @@ func (e *Engine) UpdateSchedule(ctx context.Context, sc Schedule) (ScheduleView,
 	sc.Source, sc.Created, sc.Pending, sc.Runs, sc.NextFire = old.Source, old.Created, old.Pending, old.Runs, old.NextFire
 	timingChanged := sc.Cron != old.Cron || sc.Interval != old.Interval || sc.TimeZone != old.TimeZone ||
 		!equalTime(sc.Start, old.Start) || !equalTime(sc.End, old.End)
+	if timingChanged || sc.Enabled != old.Enabled {
+		sc.dropAhead(now)
+	}
 	if timingChanged || (sc.Enabled && !old.Enabled) {
 		sc.NextFire = sc.firstTick(now)
 	}
@@ -65,7 +68,7 @@ func (e *Engine) UpdateSchedule(ctx context.Context, sc Schedule) (ScheduleView,
 		return ScheduleView{}, fmt.Errorf("schedule %s: %w", sc.ID, err)
 	}
 	e.sched.plan(sc)
-	return sc.view(), nil
+	return sc.view(e.clock.Now()), nil
 }
 
 // DeleteSchedule removes a schedule; its instances run on.
@@ -86,7 +89,7 @@ func (e *Engine) ScheduleByID(ctx context.Context, id string) (ScheduleView, err
 	if err != nil {
 		return ScheduleView{}, fmt.Errorf("schedule %s: %w", id, err)
 	}
-	return sc.view(), nil
+	return sc.view(e.clock.Now()), nil
 }
 
 // Schedules lists the schedules by id, those of timer start events (source
@@ -98,7 +101,7 @@ func (e *Engine) Schedules(ctx context.Context) ([]ScheduleView, error) {
 	}
 	out := make([]ScheduleView, 0, len(stored))
 	for _, sc := range stored {
-		out = append(out, sc.view())
+		out = append(out, sc.view(e.clock.Now()))
 	}
 	return out, nil
 }
@@ -138,16 +141,34 @@ func (sc *Schedule) firstTick(now time.Time) time.Time {
 	return sc.nextTick(tm, now)
 }
 
-func (sc Schedule) view() ScheduleView {
+// view shows sc as it is at now. Ticks claimed ahead of their time
+// (scheduleClaimAhead) have not fired yet: they are next fire times, not
+// pending ticks or runs.
+func (sc Schedule) view(now time.Time) ScheduleView {
 	v := ScheduleView{Schedule: sc}
+	notYet := func(t time.Time) bool { return t.After(now) }
+	v.Next = slices.DeleteFunc(slices.Clone(sc.Pending), func(t time.Time) bool { return !notYet(t) })
+	slices.SortFunc(v.Next, time.Time.Compare)
 	if !sc.NextFire.IsZero() {
-		v.Next = append([]time.Time{sc.NextFire}, sc.ticksAfter(sc.NextFire, scheduleNextShown-1)...)
+		v.Next = append(v.Next, sc.NextFire)
+		v.Next = append(v.Next, sc.ticksAfter(sc.NextFire, max(0, scheduleNextShown-len(v.Next)))...)
+	}
+	v.Next = v.Next[:min(len(v.Next), scheduleNextShown)]
+	if len(v.Next) > 0 {
+		v.NextFire = v.Next[0]
 	}
 	// A pending tick with a run recorded started has its instance (or is
 	// getting it): only the others wait.
-	v.Pending = slices.DeleteFunc(slices.Clone(sc.Pending), func(t time.Time) bool { _, ok := sc.startedRun(t); return ok })
-	v.Runs = slices.Clone(sc.Runs)
+	v.Pending = slices.DeleteFunc(slices.Clone(sc.Pending), func(t time.Time) bool { _, ok := sc.startedRun(t); return ok || notYet(t) })
+	v.Runs = slices.DeleteFunc(slices.Clone(sc.Runs), func(r ScheduleRun) bool { return notYet(r.Scheduled) })
 	return v
+}
+
+// dropAhead forgets the ticks claimed ahead of now (scheduleClaimAhead):
+// the schedule's timing changed, or it was disabled or enabled again.
+func (sc *Schedule) dropAhead(now time.Time) {
+	sc.Pending = slices.DeleteFunc(slices.Clone(sc.Pending), func(t time.Time) bool { return t.After(now) })
+	sc.Runs = slices.DeleteFunc(slices.Clone(sc.Runs), func(r ScheduleRun) bool { return r.Scheduled.After(now) })
 }
 
 func equalTime(a, b *time.Time) bool {

@@ -188,6 +188,7 @@ func (e *Engine) putTimerStart(ctx context.Context, want Schedule) error {
 		next.Version = want.Version
 		if !sameTimer || want.Cron == "" {
 			next.Cron, next.Interval, next.TimeZone, next.Start, next.NextFire = want.Cron, want.Interval, want.TimeZone, want.Start, want.NextFire
+			next.dropAhead(want.Updated)
 		}
 		next.Rev, next.Updated = old.Rev+1, want.Updated
 		err = e.store.UpdateSchedule(ctx, next, old.Rev)
@@ -215,6 +216,9 @@ func (e *Engine) updateTimerStart(ctx context.Context, old, sc Schedule) (Schedu
 	now := e.clock.Now()
 	next := old
 	next.Enabled = sc.Enabled
+	if sc.Enabled != old.Enabled {
+		next.dropAhead(now)
+	}
 	if sc.Enabled && !old.Enabled {
 		next.NextFire = old.firstTick(now)
 	}
@@ -223,7 +227,7 @@ func (e *Engine) updateTimerStart(ctx context.Context, old, sc Schedule) (Schedu
 		return ScheduleView{}, fmt.Errorf("schedule %s: %w", sc.ID, err)
 	}
 	e.sched.plan(next)
-	return next.view(), nil
+	return next.view(now), nil
 }
 
 // editable is what a PATCH may ask to change, times made comparable.

@@ -25,6 +25,11 @@ import (
 // changed the schedule meanwhile. The claims of the schedules due at once
 // go to the store together (scheduleWriter), and so do their instances'
 // starts (the partitions' commits).
+//
+// A tick is claimed up to scheduleClaimAhead before it is due, and its
+// instance started when it is due: when thousands of schedules share a
+// tick, their claims are written in the seconds before it, and the tick
+// itself costs only the starts.
 type scheduler struct {
 	e      *Engine
 	seed   maphash.Seed
@@ -40,6 +45,7 @@ type scheduler struct {
 	owner   map[string]string        // instance id → schedule id, for runs still going
 	retries map[string]map[int64]int // schedule id → pending tick (unix ms) → failed attempts
 	started map[string][]time.Time   // schedule id → pending ticks whose instance this process started
+	ahead   map[string][]time.Time   // schedule id → ticks this process claimed before they were due, not started yet
 }
 
 // schedulerWorkers is how many workers share the schedules, and
@@ -56,10 +62,21 @@ const (
 	schedulerFanOut  = 8
 )
 
+// scheduleClaimAhead is how long before a tick the scheduler claims it, as
+// Quartz acquires triggers within a "fire-ahead" window. Claiming 10,000
+// schedules on the embedded store takes about a second, and a tick whose
+// claims were all written before it starts its instances within a second.
+// A change to a schedule's timing, or disabling it, drops the ticks
+// claimed ahead (Schedule.dropAhead); in a cluster, where the change may
+// come through another replica, a tick claimed ahead is read again before
+// it starts (claim).
+const scheduleClaimAhead = 5 * time.Second
+
 func newScheduler(e *Engine) *scheduler {
 	return &scheduler{
 		e: e, seed: maphash.MakeSeed(), writer: scheduleWriter{e: e}, byID: map[string]*dueEntry{}, known: map[string]Schedule{},
 		owner: map[string]string{}, retries: map[string]map[int64]int{}, started: map[string][]time.Time{},
+		ahead: map[string][]time.Time{},
 	}
 }
 
@@ -161,12 +178,40 @@ func (s *scheduler) plan(sc Schedule) {
 	if sc.Rev > 0 { // a stored schedule, not one deleted
 		s.known[sc.ID] = sc
 	}
-	if sc.Enabled && !sc.NextFire.IsZero() && !s.off(sc) {
-		d := &dueEntry{id: sc.ID, at: sc.NextFire}
+	if ahead := slices.DeleteFunc(s.ahead[sc.ID], func(t time.Time) bool { return !slices.ContainsFunc(sc.Pending, t.Equal) }); len(ahead) > 0 {
+		s.ahead[sc.ID] = ahead
+	} else {
+		delete(s.ahead, sc.ID) // started, or dropped by a change
+	}
+	if at, ok := sc.wake(s.e.clock.Now(), s.ahead[sc.ID]); ok && sc.Enabled && !s.off(sc) {
+		d := &dueEntry{id: sc.ID, at: at}
 		heap.Push(&s.due, d)
 		s.byID[sc.ID] = d
 	}
 	s.arm()
+}
+
+// wake is when the scheduler next works on sc: scheduleClaimAhead before
+// its next tick, to claim it, or when a tick claimed ahead is due, to
+// start it. mine are the ticks this process claimed ahead and has not
+// started, due or not; of the other pending ticks only those not due yet
+// count (those due are being started, or wait for a run to end or a retry).
+func (sc *Schedule) wake(now time.Time, mine []time.Time) (time.Time, bool) {
+	var at time.Time
+	earlier := func(t time.Time) {
+		if at.IsZero() || t.Before(at) {
+			at = t
+		}
+	}
+	if !sc.NextFire.IsZero() {
+		earlier(sc.NextFire.Add(-scheduleClaimAhead))
+	}
+	for _, t := range sc.Pending {
+		if t.After(now) || slices.ContainsFunc(mine, t.Equal) {
+			earlier(t)
+		}
+	}
+	return at, !at.IsZero()
 }
 
 // arm sets the clock timer for the earliest tick; s.mu is held. A tick
@@ -300,12 +345,20 @@ func (s *scheduler) process(ctx context.Context, id string) error {
 		return err
 	}
 	defer func() { s.plan(*sc) }()
+	now := s.e.clock.Now()
 	for _, tick := range slices.Clone(sc.Pending) {
 		if s.wasStarted(sc.ID, tick) {
 			continue
 		}
+		claimedHere := slices.ContainsFunc(fresh, tick.Equal) || s.claimedAhead(sc.ID, tick)
+		if tick.After(now) { // claimed ahead: plan wakes the scheduler when it is due
+			if claimedHere {
+				s.markAhead(sc.ID, tick)
+			}
+			continue
+		}
 		if pre, ok := sc.startedRun(tick); ok {
-			if !slices.ContainsFunc(fresh, tick.Equal) && s.exists(ctx, pre.InstanceID) {
+			if !claimedHere && s.exists(ctx, pre.InstanceID) {
 				s.markStarted(sc.ID, tick) // an earlier run of this or another process started it
 				continue
 			}
@@ -387,18 +440,47 @@ func (s *scheduler) markStarted(id string, tick time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.started[id] = append(s.started[id], tick)
+	s.ahead[id] = slices.DeleteFunc(s.ahead[id], tick.Equal)
 }
 
-// claim moves the ticks due by now from NextFire into Pending with one
-// guarded write, applying the catch-up policy to ticks missed during an
-// outage; for a schedule without a cap it records their runs as started,
-// with their instances' ids (process). The same write takes out of Pending
-// the ticks this process started since. It returns the schedule as stored,
-// nil when it is gone or disabled, and the ticks it claimed.
+// markAhead notes a tick this process claimed before it was due: when it
+// is, its instance starts without asking the store whether another process
+// started it (process).
+func (s *scheduler) markAhead(id string, tick time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.ContainsFunc(s.ahead[id], tick.Equal) {
+		s.ahead[id] = append(s.ahead[id], tick)
+	}
+}
+
+func (s *scheduler) claimedAhead(id string, tick time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.ContainsFunc(s.ahead[id], tick.Equal)
+}
+
+// aheadDue reports whether a tick this process claimed ahead is due.
+func (s *scheduler) aheadDue(id string, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.ContainsFunc(s.ahead[id], func(t time.Time) bool { return !t.After(now) })
+}
+
+// claim moves the ticks due within scheduleClaimAhead from NextFire into
+// Pending with one guarded write, applying the catch-up policy to ticks
+// missed during an outage; for a schedule without a cap it records their
+// runs as started, with their instances' ids (process). The same write
+// takes out of Pending the ticks this process started since. It returns the
+// schedule as stored, nil when it is gone or disabled, and the ticks it
+// claimed.
 func (s *scheduler) claim(ctx context.Context, id string) (*Schedule, []time.Time, error) {
 	s.mu.Lock()
 	sc, known := s.known[id] // as this process last stored or read it: a stale one fails the guarded write
 	s.mu.Unlock()
+	if known && s.e.cfg.Cluster != nil && s.aheadDue(id, s.e.clock.Now()) {
+		known = false // another replica may have changed or disabled it since this one claimed the tick
+	}
 	for {
 		var err error
 		if !known {
@@ -416,7 +498,8 @@ func (s *scheduler) claim(ctx context.Context, id string) (*Schedule, []time.Tim
 			return nil, nil, nil
 		}
 		now := s.e.clock.Now()
-		if sc.NextFire.IsZero() || sc.NextFire.After(now) {
+		horizon := now.Add(scheduleClaimAhead)
+		if sc.NextFire.IsZero() || sc.NextFire.After(horizon) {
 			return &sc, nil, nil // nothing new is due: work on what is pending
 		}
 		next := sc
@@ -429,7 +512,7 @@ func (s *scheduler) claim(ctx context.Context, id string) (*Schedule, []time.Tim
 		}
 		var missed, onTime []time.Time
 		t := sc.NextFire
-		for ; !t.IsZero() && !t.After(now); t = sc.nextTick(tm, t) {
+		for ; !t.IsZero() && !t.After(horizon); t = sc.nextTick(tm, t) {
 			if now.Sub(t) > ScheduleMisfire {
 				missed = append(missed, t)
 				if len(missed) > ScheduleRunsKept+sc.catchUpLimit() { // keep what is recorded or run
@@ -453,7 +536,11 @@ func (s *scheduler) claim(ctx context.Context, id string) (*Schedule, []time.Tim
 				if err != nil {
 					return nil, nil, err
 				}
-				next.Runs = appendRun(next.Runs, ScheduleRun{Scheduled: tick, Fired: now, InstanceID: inst, Status: RunStarted})
+				fired := now
+				if tick.After(now) {
+					fired = tick // claimed ahead: it starts when due
+				}
+				next.Runs = appendRun(next.Runs, ScheduleRun{Scheduled: tick, Fired: fired, InstanceID: inst, Status: RunStarted})
 			}
 		}
 		next.Pending = append(next.Pending, fresh...)
