@@ -80,9 +80,30 @@ type directWrite struct {
 	upsert bool
 }
 
+// directCommand is a write command this path takes, its documents
+// already in FerretDB's storage format.
+type directCommand struct {
+	header   []byte // the request's, for the reply
+	db, coll string
+	update   bool
+	writes   []directWrite
+}
+
 // write runs req if this path takes it, and returns the reply to send to the
 // client; ok is false when FerretDB must run req.
 func (w *directWriter) write(req []byte) (reply []byte, ok bool) {
+	c, ok := planCommand(req)
+	if !ok {
+		return nil, false
+	}
+	return w.run(c)
+}
+
+// planCommand parses req and converts its documents, without looking at the
+// database: the proxy does it before it takes the database's write lock, so
+// that one command's conversion runs while another's is written. ok is false
+// when this path does not take req.
+func planCommand(req []byte) (*directCommand, bool) {
 	msg, ok := parseMsg(req)
 	if !ok || msg.flags != 0 {
 		return nil, false // moreToCome (no reply wanted) and checksums: FerretDB's
@@ -111,18 +132,24 @@ func (w *directWriter) write(req []byte) (reply []byte, ok bool) {
 	if !ok || len(writes) == 0 {
 		return nil, false
 	}
-	d := w.open(db)
+	return &directCommand{header: msg.header, db: db, coll: coll, update: cmd == "update", writes: writes}, true
+}
+
+// run stores c's documents and returns the reply; ok is false when FerretDB
+// must run the request after all.
+func (w *directWriter) run(c *directCommand) (reply []byte, ok bool) {
+	d := w.open(c.db)
 	if d == nil {
 		return nil, false
 	}
-	body, err := d.run(coll, cmd == "update", writes)
+	body, err := d.run(c.coll, c.update, c.writes)
 	if err != nil {
 		if !errors.Is(err, errNotDirect) {
-			w.logger.Debug("embedded: direct write handed to FerretDB", slog.String("db", db),
-				slog.String("collection", coll), slog.Any("error", err))
+			w.logger.Debug("embedded: direct write handed to FerretDB", slog.String("db", c.db),
+				slog.String("collection", c.coll), slog.Any("error", err))
 		}
 		if errors.Is(err, errConnBroken) {
-			w.drop(db, d)
+			w.drop(c.db, d)
 		} else if !errors.Is(err, errNotDirect) {
 			d.mu.Lock()
 			clear(d.tables) // the table may be gone
@@ -131,7 +158,7 @@ func (w *directWriter) write(req []byte) (reply []byte, ok bool) {
 		return nil, false
 	}
 	w.commands.Add(1)
-	return replyMsg(msg.header, body), true
+	return replyMsg(c.header, body), true
 }
 
 func knownFields(body bsoncore.Document) bool {

@@ -108,11 +108,15 @@ func (p *writeSerializer) relay(client, server net.Conn) error {
 		if req, err = readMessage(fromClient, req); err != nil {
 			return err
 		}
+		planned := p.planDirect(req) // before the lock: the conversion needs no database
 		unlock := p.lockFor(req)
 		schema := p.direct != nil && p.direct.forget(req)
 		out, err := p.narrowGuards(req, server, fromServer)
 		if err == nil {
-			if reply, ok := p.writeDirect(out); ok {
+			if !sameMessage(out, req) {
+				planned = p.planDirect(out)
+			}
+			if reply, ok := p.writeDirect(planned); ok {
 				_, err = client.Write(reply)
 			} else {
 				err = p.roundTrip(out, &res, client, server, fromServer)
@@ -128,12 +132,26 @@ func (p *writeSerializer) relay(client, server net.Conn) error {
 	}
 }
 
-// writeDirect runs req on SQLite itself if the direct path takes it.
-func (p *writeSerializer) writeDirect(req []byte) ([]byte, bool) {
+// planDirect plans req for the direct path; nil when that does not take it.
+func (p *writeSerializer) planDirect(req []byte) *directCommand {
 	if p.direct == nil {
+		return nil
+	}
+	c, _ := planCommand(req)
+	return c
+}
+
+// writeDirect runs a planned command on SQLite itself (nil: none planned).
+func (p *writeSerializer) writeDirect(c *directCommand) ([]byte, bool) {
+	if c == nil {
 		return nil, false
 	}
-	return p.direct.write(req)
+	return p.direct.run(c)
+}
+
+// sameMessage reports whether narrowGuards left a request as it was.
+func sameMessage(out, req []byte) bool {
+	return len(out) == len(req) && (len(req) == 0 || &out[0] == &req[0])
 }
 
 func (p *writeSerializer) roundTrip(req []byte, res *[]byte, client, server net.Conn, fromServer *bufio.Reader) error {
