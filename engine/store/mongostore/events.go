@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/workflowpp/wfpp/engine"
 )
@@ -24,13 +25,61 @@ import (
 // again, as recovery does, is a duplicate _id that is skipped.
 //
 // The events leave out the instance and definition ids, which the batch
-// holds once (see compact).
+// holds once (see compact), and are stored as one opaque BSON value, as the
+// snapshot's redo is (eventList).
 type eventBatch struct {
-	ID           string         `bson:"_id"`
-	InstanceID   string         `bson:"instance_id"`
-	DefinitionID string         `bson:"definition_id"`
-	Seq          uint64         `bson:"seq"` // of the first event
-	Events       []engine.Event `bson:"events"`
+	ID           string    `bson:"_id"`
+	InstanceID   string    `bson:"instance_id"`
+	DefinitionID string    `bson:"definition_id"`
+	Seq          uint64    `bson:"seq"` // of the first event
+	Events       eventList `bson:"events"`
+}
+
+// eventList is a batch's events as the log stores them: one BSON binary
+// holding them as a document. FerretDB keeps a schema next to every field
+// and array item, which made up two thirds of a batch's stored size, and
+// every write parses the whole document again to index its _id. Nothing
+// queries the events inside a batch: the log is read by batch _id. Batches
+// written by earlier versions, with the events as an array, still decode.
+type eventList []engine.Event
+
+// eventListDoc is the document inside an eventList's binary.
+type eventListDoc struct {
+	Events []engine.Event `bson:"e"`
+}
+
+// MarshalBSONValue implements bson.ValueMarshaler.
+func (l eventList) MarshalBSONValue() (byte, []byte, error) {
+	doc, err := bson.Marshal(eventListDoc{Events: l})
+	if err != nil {
+		return 0, nil, err
+	}
+	return byte(bson.TypeBinary), bsoncore.AppendBinary(nil, bson.TypeBinaryGeneric, doc), nil
+}
+
+// UnmarshalBSONValue implements bson.ValueUnmarshaler.
+func (l *eventList) UnmarshalBSONValue(t byte, data []byte) error {
+	if bson.Type(t) == bson.TypeArray { // written before the events were one binary
+		var evs []engine.Event
+		if err := bson.UnmarshalValue(bson.TypeArray, data, &evs); err != nil {
+			return err
+		}
+		*l = evs
+		return nil
+	}
+	if bson.Type(t) != bson.TypeBinary {
+		return fmt.Errorf("events stored as BSON type %v: want a binary", bson.Type(t))
+	}
+	_, doc, _, ok := bsoncore.ReadBinary(data)
+	if !ok {
+		return errors.New("events: a binary cut short")
+	}
+	var d eventListDoc
+	if err := bson.Unmarshal(doc, &d); err != nil {
+		return err
+	}
+	*l = d.Events
+	return nil
 }
 
 func batchID(instanceID string, last uint64) string {
