@@ -21,7 +21,7 @@ import (
 // BenchmarkScheduler10kMinutelyEmbedded: 10,000 schedules with a one-minute
 // cron on the embedded store, set up as wfpp serve sets it up (its own
 // server and data directory, the single-writer store, the _id index;
-// WFPP_SYNC=normal as for wfpp serve),
+// WFPP_SYNC as for wfpp serve, full by default),
 // all due at the same instant. One op is one tick: the virtual clock moves
 // to tickLead before the tick, and the scheduler claims every schedule's
 // tick ahead (5 s before it), as it does on the real clock; then to the
