@@ -89,16 +89,6 @@ type directCommand struct {
 	writes   []directWrite
 }
 
-// write runs req if this path takes it, and returns the reply to send to the
-// client; ok is false when FerretDB must run req.
-func (w *directWriter) write(req []byte) (reply []byte, ok bool) {
-	c, ok := planCommand(req)
-	if !ok {
-		return nil, false
-	}
-	return w.run(c)
-}
-
 // planCommand parses req and converts its documents, without looking at the
 // database: the proxy does it before it takes the database's write lock, so
 // that one command's conversion runs while another's is written. ok is false
