@@ -29,6 +29,7 @@ type writeSerializer struct {
 	target string
 	logger *slog.Logger
 	direct *directWriter // nil: every command goes to FerretDB
+	reader *directReader // nil with direct: every find goes to FerretDB
 
 	locksMu sync.Mutex
 	locks   map[string]*sync.Mutex // by database name
@@ -65,6 +66,9 @@ func newWriteSerializer(ln net.Listener, target string, logger *slog.Logger, dir
 		direct: direct,
 		locks:  make(map[string]*sync.Mutex),
 		conns:  make(map[net.Conn]struct{}),
+	}
+	if direct != nil {
+		p.reader = newDirectReader(direct.dir, logger)
 	}
 	p.wg.Go(p.acceptLoop)
 	return p
@@ -108,6 +112,12 @@ func (p *writeSerializer) relay(client, server net.Conn) error {
 		if req, err = readMessage(fromClient, req); err != nil {
 			return err
 		}
+		if reply, ok := p.findDirect(req); ok {
+			if _, err := client.Write(reply); err != nil {
+				return err
+			}
+			continue
+		}
 		unlock := p.lockFor(req)
 		schema := p.direct != nil && p.direct.forget(req)
 		out, err := p.narrowGuards(req, server, fromServer)
@@ -120,12 +130,22 @@ func (p *writeSerializer) relay(client, server net.Conn) error {
 		}
 		if schema {
 			p.direct.forget(req) // and after: a direct write may have looked in between
+			p.reader.forget(req)
 		}
 		unlock()
 		if err != nil {
 			return err
 		}
 	}
+}
+
+// findDirect answers req from SQLite itself if it is a find the direct
+// path takes; unlocked, as FerretDB's reads are.
+func (p *writeSerializer) findDirect(req []byte) ([]byte, bool) {
+	if p.reader == nil {
+		return nil, false
+	}
+	return p.reader.find(req)
 }
 
 // writeDirect runs req on SQLite itself if the direct path takes it.
@@ -279,6 +299,7 @@ func (p *writeSerializer) Close() {
 	p.wg.Wait()
 	if p.direct != nil {
 		p.direct.close()
+		p.reader.close()
 	}
 }
 
