@@ -102,7 +102,8 @@ func (p *writeSerializer) acceptLoop() {
 }
 
 // relay forwards requests from client to server and responses back, one
-// request at a time, holding the database's write lock around writes.
+// request at a time, holding the database's write lock around writes (a
+// direct write's answer goes out after it).
 func (p *writeSerializer) relay(client, server net.Conn) error {
 	fromClient := bufio.NewReaderSize(client, 64*1024)
 	fromServer := bufio.NewReaderSize(server, 64*1024)
@@ -121,10 +122,10 @@ func (p *writeSerializer) relay(client, server net.Conn) error {
 		unlock := p.lockFor(req)
 		schema := p.direct != nil && p.direct.forget(req)
 		out, err := p.narrowGuards(req, server, fromServer)
+		var reply []byte // of a direct write
 		if err == nil {
-			if reply, ok := p.writeDirect(out); ok {
-				_, err = client.Write(reply)
-			} else {
+			var ok bool
+			if reply, ok = p.writeDirect(out); !ok {
 				err = p.roundTrip(out, &res, client, server, fromServer)
 			}
 		}
@@ -133,6 +134,11 @@ func (p *writeSerializer) relay(client, server net.Conn) error {
 			p.reader.forget(req)
 		}
 		unlock()
+		if err == nil && reply != nil {
+			// Committed: sending the answer need not hold up the next
+			// writer, which was the store's bottleneck with its replicas.
+			_, err = client.Write(reply)
+		}
 		if err != nil {
 			return err
 		}
