@@ -39,14 +39,32 @@ type directReader struct {
 	dbs    map[string]*directDB // by database name: read-only pools
 	closed bool
 
+	// rebuilt keeps the BSON of documents read lately, by database, table
+	// and _id, with the sjson it was rebuilt from: definitions and their
+	// heads, read at every start and seldom changed, are then not rebuilt
+	// each time (a changed document's sjson differs, and is rebuilt).
+	rebuiltMu sync.Mutex
+	rebuilt   map[string]rebuiltDoc
+
 	finds atomic.Int64 // answered here, not by FerretDB: tests look
 }
 
-// readConns is how many reads of one database run at once.
-const readConns = 4
+// rebuiltDoc is a document's sjson and the BSON rebuilt from it.
+type rebuiltDoc struct {
+	sjson string
+	doc   bsoncore.Document
+}
+
+const (
+	// readConns is how many reads of one database run at once.
+	readConns = 4
+	// rebuiltMax is how many documents directReader.rebuilt keeps; when
+	// full it starts again empty.
+	rebuiltMax = 512
+)
 
 func newDirectReader(dir string, logger *slog.Logger) *directReader {
-	return &directReader{dir: dir, logger: logger, dbs: make(map[string]*directDB)}
+	return &directReader{dir: dir, logger: logger, dbs: make(map[string]*directDB), rebuilt: make(map[string]rebuiltDoc)}
 }
 
 // findFields are the fields of a find command this path knows: a find by
@@ -80,7 +98,7 @@ func (r *directReader) find(req []byte) (reply []byte, ok bool) {
 	if d == nil {
 		return nil, false
 	}
-	doc, err := d.document(coll, id)
+	doc, err := r.document(d, db, coll, id)
 	if err != nil {
 		if !errors.Is(err, errNotDirect) && !errors.Is(err, errUnsupported) {
 			r.logger.Debug("embedded: direct find handed to FerretDB", slog.String("db", db),
@@ -130,8 +148,9 @@ func findByID(body bsoncore.Document) (string, bool) {
 	return fields[0].Value().StringValueOK()
 }
 
-// document reads document id of coll, nil when there is none.
-func (d *directDB) document(coll, id string) (bsoncore.Document, error) {
+// document reads document id of coll of database db (open as d), nil when
+// there is none.
+func (r *directReader) document(d *directDB, db, coll, id string) (bsoncore.Document, error) {
 	ctx := context.Background()
 	table, err := d.table(ctx, d.conn, coll)
 	if err != nil {
@@ -149,7 +168,24 @@ func (d *directDB) document(coll, id string) (bsoncore.Document, error) {
 	case err != nil:
 		return nil, err
 	}
-	return fromSJSON([]byte(text))
+	name := db + "\x00" + table + "\x00" + id
+	r.rebuiltMu.Lock()
+	last, ok := r.rebuilt[name]
+	r.rebuiltMu.Unlock()
+	if ok && last.sjson == text {
+		return last.doc, nil
+	}
+	doc, err := fromSJSON([]byte(text))
+	if err != nil {
+		return nil, err
+	}
+	r.rebuiltMu.Lock()
+	if len(r.rebuilt) >= rebuiltMax {
+		clear(r.rebuilt)
+	}
+	r.rebuilt[name] = rebuiltDoc{sjson: text, doc: doc}
+	r.rebuiltMu.Unlock()
+	return doc, nil
 }
 
 // open returns the database's read pool, opening it if needed; nil when the

@@ -51,6 +51,22 @@ func TestDirectFindMatchesFerretDB(t *testing.T) {
 	err = coll.FindOne(ctx, bson.D{{Key: "_id", Value: "missing"}}).Err()
 	require.ErrorIs(t, err, mongo.ErrNoDocuments)
 	require.Equal(t, int64(len(ids)+1), srv.proxy.reader.finds.Load()-before, "each find by _id above was answered directly")
+
+	// A document read before and changed since is read as it is now.
+	for i, update := range []bson.D{
+		{{Key: "$set", Value: bson.D{{Key: "plain", Value: "changed"}}}}, // by FerretDB
+		{{Key: "plain", Value: "replaced"}},                              // by the direct path
+	} {
+		if i == 0 {
+			_, err = coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: ids[0]}}, update)
+		} else {
+			_, err = coll.ReplaceOne(ctx, bson.D{{Key: "_id", Value: ids[0]}}, update)
+		}
+		require.NoError(t, err)
+		var got struct{ Plain string }
+		require.NoError(t, coll.FindOne(ctx, bson.D{{Key: "_id", Value: ids[0]}}).Decode(&got))
+		require.Equal(t, []string{"changed", "replaced"}[i], got.Plain)
+	}
 }
 
 // TestDirectFindLeavesOthersToFerretDB: finds this path does not take
