@@ -17,16 +17,17 @@ const publishMax = 1024
 // message is what goes over the events channel.
 type message struct {
 	Replica string `json:"r"`
-	// Tasks says an event changes a task: a replica that follows only the
-	// inbox decodes only such messages (Source.TasksOnlyWhile).
+	// Tasks says an event changes a task: such messages go on Channel, the
+	// others on OtherChannel (Source.SetTasksOnly).
 	Tasks  bool           `json:"t,omitempty"`
 	Events []engine.Event `json:"e"`
 }
 
-// Publisher is an engine.Exporter that publishes every event batch to the
-// channel <prefix>events for the other replicas. Export never waits: batches
-// queue for a goroutine, and when the queue is full or Redis is down they are
-// dropped from the fan-out only (local subscribers get them from the engine).
+// Publisher is an engine.Exporter that publishes every event batch for the
+// other replicas: to the channel <prefix>events if it changes a task, else
+// to <prefix>events:other. Export never waits: batches queue for a
+// goroutine, and when the queue is full or Redis is down they are dropped
+// from the fan-out only (local subscribers get them from the engine).
 type Publisher struct {
 	c         *Cache
 	queue     chan []engine.Event
@@ -44,8 +45,14 @@ func newPublisher(c *Cache) *Publisher {
 // Publisher returns the cache's publisher; subscribe it to the engine.
 func (c *Cache) Publisher() *Publisher { return c.pub }
 
-// Channel is the channel events are published to.
+// Channel is the channel of the event batches that change a task, which
+// every Source receives. Replicas before OtherChannel published every batch
+// there.
 func (c *Cache) Channel() string { return c.cfg.Prefix + "events" }
+
+// OtherChannel is the channel of the other event batches, which a Source
+// following task changes only does not receive (Source.SetTasksOnly).
+func (c *Cache) OtherChannel() string { return c.cfg.Prefix + "events:other" }
 
 // Export queues a copy of events (the engine reuses the slice).
 func (p *Publisher) Export(events []engine.Event) {
@@ -106,9 +113,10 @@ func (p *Publisher) publish(ctx context.Context, events []engine.Event) {
 		return
 	}
 	tagged, err := codec.TagEventsLenient(events)
+	tasks := changesTask(events)
 	var data []byte
 	if err == nil {
-		data, err = json.Marshal(message{Replica: p.c.cfg.ReplicaID, Tasks: changesTask(events), Events: tagged})
+		data, err = json.Marshal(message{Replica: p.c.cfg.ReplicaID, Tasks: tasks, Events: tagged})
 	}
 	if err != nil {
 		p.c.cfg.Logger.Warn("events not published: they do not encode", "err", err)
@@ -117,7 +125,11 @@ func (p *Publisher) publish(ctx context.Context, events []engine.Event) {
 	}
 	octx, cancel := p.c.op(ctx)
 	defer cancel()
-	if err := p.c.rdb.Publish(octx, p.c.Channel(), data).Err(); err != nil {
+	channel := p.c.OtherChannel()
+	if tasks {
+		channel = p.c.Channel()
+	}
+	if err := p.c.rdb.Publish(octx, channel, data).Err(); err != nil {
 		p.c.fail(ctx, err)
 		p.drop(len(events))
 		return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 
@@ -19,16 +20,20 @@ type Local interface {
 
 // Source delivers the events of every replica: this one's straight from the
 // local engine, in-process, whether Redis answers or not, and the others'
-// from the events channel (its own published events are skipped there, so
+// from the events channels (its own published events are skipped there, so
 // none arrives twice). While Redis is down only local events arrive; what
 // other replicas published meanwhile is not replayed.
 type Source struct {
 	c     *Cache
 	local Local
 
-	mu        sync.RWMutex
-	subs      map[*func([]engine.Event)]struct{}
-	onlyTasks func() bool // TasksOnlyWhile
+	mu   sync.RWMutex
+	subs map[*func([]engine.Event)]struct{}
+
+	// onlyTasks: subscribed to the channel of task changes only
+	// (SetTasksOnly); tasksMu orders the changes of subscription.
+	onlyTasks atomic.Bool
+	tasksMu   sync.Mutex
 
 	ps    *redis.PubSub
 	done  chan struct{}
@@ -42,7 +47,7 @@ func (c *Cache) Source(local Local) *Source {
 	s := &Source{c: c, local: local, subs: map[*func([]engine.Event)]struct{}{}, done: make(chan struct{})}
 	// The context only carries the SUBSCRIBE command; Close ends the
 	// subscription.
-	s.ps = c.rdb.Subscribe(context.Background(), c.Channel())
+	s.ps = c.rdb.Subscribe(context.Background(), c.Channel(), c.OtherChannel())
 	c.mu.Lock()
 	c.sources[s] = struct{}{}
 	c.mu.Unlock()
@@ -90,8 +95,8 @@ func (s *Source) run() {
 		if strings.HasPrefix(msg.Payload, own) {
 			continue // this replica's own events, known already: not decoded
 		}
-		if s.tasksOnly() && !carriesTasks(msg.Payload) {
-			continue
+		if s.onlyTasks.Load() && (msg.Channel != s.c.Channel() || !carriesTasks(msg.Payload)) {
+			continue // sent before the unsubscription, or by a replica that publishes all on one channel
 		}
 		var m message
 		if err := codec.Decode([]byte(msg.Payload), &m); err != nil || m.Replica == s.c.cfg.ReplicaID {
@@ -105,21 +110,30 @@ func (s *Source) run() {
 	}
 }
 
-// TasksOnlyWhile has the source drop, undecoded, the other replicas'
-// messages that change no task while cond holds: the subscribers then follow
-// only the inbox (a replica without WebSocket clients), and decoding every
-// other replica's events grew with the number of replicas.
-func (s *Source) TasksOnlyWhile(cond func() bool) {
-	s.mu.Lock()
-	s.onlyTasks = cond
-	s.mu.Unlock()
-}
-
-func (s *Source) tasksOnly() bool {
-	s.mu.RLock()
-	cond := s.onlyTasks
-	s.mu.RUnlock()
-	return cond != nil && cond()
+// SetTasksOnly has the source receive from Redis, while only holds, only the
+// other replicas' messages that change a task: its subscribers then follow
+// only the inbox (a replica without WebSocket clients). The others' other
+// messages then do not reach this replica at all: each replica received and
+// dropped every other replica's messages, work that grew with the number of
+// replicas. What is published while the subscription changes may be missed,
+// as while Redis is down.
+func (s *Source) SetTasksOnly(only bool) {
+	s.tasksMu.Lock()
+	defer s.tasksMu.Unlock()
+	if s.onlyTasks.Load() == only {
+		return
+	}
+	s.onlyTasks.Store(only)
+	ctx, cancel := s.c.op(context.Background())
+	defer cancel()
+	change := s.ps.Subscribe
+	if only {
+		change = s.ps.Unsubscribe
+	}
+	// Without Redis the change is remembered and made when it reconnects.
+	if err := change(ctx, s.c.OtherChannel()); err != nil {
+		s.c.cfg.Logger.Debug("events channel subscription changes when Redis answers again", "err", err)
+	}
 }
 
 // carriesTasks reads a message's head, up to its events, for the Tasks flag.

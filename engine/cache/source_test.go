@@ -3,6 +3,7 @@ package cache_test
 import (
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -35,6 +36,7 @@ func (r *received) of(id string) []uint64 {
 type replica struct {
 	*steps
 	cache *cache.Cache
+	src   *cache.Source
 	got   *received
 }
 
@@ -45,9 +47,9 @@ func newReplica(t *testing.T, srv *redistest.Server, prefix string) *replica {
 	close(r.gateB)
 	close(r.gateC)
 	t.Cleanup(r.eng.Subscribe(c.Publisher()))
-	src := c.Source(r.eng)
-	t.Cleanup(func() { require.NoError(t, src.Close()) })
-	t.Cleanup(src.Subscribe(r.got.add))
+	r.src = c.Source(r.eng)
+	t.Cleanup(func() { require.NoError(t, r.src.Close()) })
+	t.Cleanup(r.src.Subscribe(r.got.add))
 	return r
 }
 
@@ -104,4 +106,49 @@ func TestSourceAcrossReplicas(t *testing.T) {
 	b.complete(t, ida2, a.inner)
 	_, dropped := b.cache.Publisher().Stats()
 	require.Positive(t, dropped, "events of the outage were dropped from fan-out only")
+}
+
+// TestSourceTasksOnly: a source whose subscribers follow task changes only
+// receives, of the other replicas' event batches, only those that change a
+// task; told they want every event again, it receives all again.
+func TestSourceTasksOnly(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	prefix := redistest.Prefix(t)
+	a, b := newReplica(t, srv, prefix), newReplica(t, srv, prefix)
+	rc := srv.Client()
+	defer rc.Close()
+	subscribers := func(channel string) int64 {
+		n, err := rc.PubSubNumSub(t.Context(), channel).Result()
+		require.NoError(t, err)
+		return n[channel]
+	}
+	eventually(t, "both sources receive every channel", func() bool {
+		return subscribers(a.cache.Channel()) == 2 && subscribers(a.cache.OtherChannel()) == 2
+	})
+	// publish sends one batch from a and waits until it went out, so that
+	// batches are published one by one, in this order.
+	publish := func(ev engine.Event) {
+		before, _ := a.cache.Publisher().Stats()
+		a.cache.Publisher().Export([]engine.Event{ev})
+		eventually(t, "a published "+ev.InstanceID, func() bool { n, _ := a.cache.Publisher().Stats(); return n > before })
+	}
+	plain := func(id string) engine.Event {
+		return engine.Event{InstanceID: id, Seq: 1, Type: engine.EventInstanceStarted, Time: time.Now()}
+	}
+
+	b.src.SetTasksOnly(true)
+	eventually(t, "b left the channel of the other batches", func() bool { return subscribers(a.cache.OtherChannel()) == 1 })
+	require.EqualValues(t, 2, subscribers(a.cache.Channel()))
+	publish(plain("plain"))
+	publish(engine.Event{InstanceID: "task", Seq: 1, Type: engine.EventTaskCreated, Time: time.Now(), Detail: map[string]any{"taskId": "t1"}})
+	eventually(t, "b received the task change", func() bool { return len(b.got.of("task")) == 1 })
+	// Redis delivers in the order of publication: b would have received the
+	// plain batch first.
+	require.Empty(t, b.got.of("plain"), "a batch that changes no task")
+
+	b.src.SetTasksOnly(false)
+	eventually(t, "b receives the other batches again", func() bool { return subscribers(a.cache.OtherChannel()) == 2 })
+	publish(plain("plain2"))
+	eventually(t, "b received the plain batch", func() bool { return len(b.got.of("plain2")) == 1 })
 }

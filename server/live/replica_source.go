@@ -119,6 +119,8 @@ type ReplicaSource struct {
 
 	subMu sync.RWMutex
 	subs  map[*func([]engine.Event)]bool // true: wants task changes only (SubscribeTasks)
+	// tasksMu orders telling Events whether only task changes are wanted.
+	tasksMu sync.Mutex
 
 	inMu   sync.Mutex
 	in     [][]engine.Event
@@ -188,14 +190,29 @@ func (r *ReplicaSource) subscribe(fn func([]engine.Event), tasksOnly bool) (unsu
 	r.subs[key] = tasksOnly
 	r.subMu.Unlock()
 	r.startOnce.Do(r.start)
+	r.tellTasksOnly()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			r.subMu.Lock()
 			delete(r.subs, key)
 			r.subMu.Unlock()
+			r.tellTasksOnly()
 		})
 	}
+}
+
+// tellTasksOnly tells Redis's source (cache.Source) whether the subscribers
+// want only task changes: it then receives only the other replicas'
+// messages that change a task.
+func (r *ReplicaSource) tellTasksOnly() {
+	f, ok := r.cfg.Events.(interface{ SetTasksOnly(bool) })
+	if !ok {
+		return
+	}
+	r.tasksMu.Lock()
+	defer r.tasksMu.Unlock()
+	f.SetTasksOnly(!r.wantsAll())
 }
 
 func (r *ReplicaSource) start() {
@@ -208,9 +225,6 @@ func (r *ReplicaSource) start() {
 		go func() { defer r.wg.Done(); r.pollLoop(ctx) }()
 	}
 	r.unsubscribe = r.cfg.Events.Subscribe(r.enqueue)
-	if f, ok := r.cfg.Events.(interface{ TasksOnlyWhile(func() bool) }); ok {
-		f.TasksOnlyWhile(func() bool { return !r.wantsAll() }) // Redis: the others' events decoded only when wanted
-	}
 	r.unsubOwn = func() {}
 	if r.cfg.Digests != nil {
 		r.unsubOwn = r.cfg.Own.Subscribe(r.noteOwn)

@@ -276,7 +276,7 @@ func storedSJSON(t *testing.T, srv *Server, db, coll string) map[string]string {
 func requireStored(t *testing.T, coll *mongo.Collection, want bson.D) {
 	t.Helper()
 	var got bson.Raw
-	require.NoError(t, coll.FindOne(context.Background(), bson.D{want[0]}).Decode(&got))
+	require.NoError(t, coll.FindOne(context.Background(), viaFerretDB(want[0].Value)).Decode(&got))
 	raw, err := bson.Marshal(want)
 	require.NoError(t, err)
 	require.Equal(t, bson.Raw(raw).String(), got.String())
@@ -297,7 +297,7 @@ func TestDirectGuardFields(t *testing.T) {
 		_, err := coll.InsertOne(ctx, doc)
 		require.NoError(t, err)
 		var stored bson.Raw
-		require.NoError(t, coll.FindOne(ctx, bson.D{doc[0]}).Decode(&stored))
+		require.NoError(t, coll.FindOne(ctx, viaFerretDB(id)).Decode(&stored))
 		elems, err := stored.Elements()
 		require.NoError(t, err)
 		for _, e := range elems[1:] {

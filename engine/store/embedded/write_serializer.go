@@ -29,6 +29,7 @@ type writeSerializer struct {
 	target string
 	logger *slog.Logger
 	direct *directWriter // nil: every command goes to FerretDB
+	reader *directReader // nil with direct: every find goes to FerretDB
 
 	locksMu sync.Mutex
 	locks   map[string]*sync.Mutex // by database name
@@ -66,6 +67,9 @@ func newWriteSerializer(ln net.Listener, target string, logger *slog.Logger, dir
 		locks:  make(map[string]*sync.Mutex),
 		conns:  make(map[net.Conn]struct{}),
 	}
+	if direct != nil {
+		p.reader = newDirectReader(direct.dir, logger)
+	}
 	p.wg.Go(p.acceptLoop)
 	return p
 }
@@ -98,7 +102,8 @@ func (p *writeSerializer) acceptLoop() {
 }
 
 // relay forwards requests from client to server and responses back, one
-// request at a time, holding the database's write lock around writes.
+// request at a time, holding the database's write lock around writes (a
+// direct write's answer goes out after it).
 func (p *writeSerializer) relay(client, server net.Conn) error {
 	fromClient := bufio.NewReaderSize(client, 64*1024)
 	fromServer := bufio.NewReaderSize(server, 64*1024)
@@ -108,28 +113,49 @@ func (p *writeSerializer) relay(client, server net.Conn) error {
 		if req, err = readMessage(fromClient, req); err != nil {
 			return err
 		}
+		if reply, ok := p.findDirect(req); ok {
+			if _, err := client.Write(reply); err != nil {
+				return err
+			}
+			continue
+		}
 		planned := p.planDirect(req) // before the lock: the conversion needs no database
 		unlock := p.lockFor(req)
 		schema := p.direct != nil && p.direct.forget(req)
 		out, err := p.narrowGuards(req, server, fromServer)
+		var reply []byte // of a direct write
 		if err == nil {
 			if !sameMessage(out, req) {
 				planned = p.planDirect(out)
 			}
-			if reply, ok := p.writeDirect(planned); ok {
-				_, err = client.Write(reply)
-			} else {
+			var ok bool
+			if reply, ok = p.writeDirect(planned); !ok {
 				err = p.roundTrip(out, &res, client, server, fromServer)
 			}
 		}
 		if schema {
 			p.direct.forget(req) // and after: a direct write may have looked in between
+			p.reader.forget(req)
 		}
 		unlock()
+		if err == nil && reply != nil {
+			// Committed: sending the answer need not hold up the next
+			// writer, which was the store's bottleneck with its replicas.
+			_, err = client.Write(reply)
+		}
 		if err != nil {
 			return err
 		}
 	}
+}
+
+// findDirect answers req from SQLite itself if it is a find the direct
+// path takes; unlocked, as FerretDB's reads are.
+func (p *writeSerializer) findDirect(req []byte) ([]byte, bool) {
+	if p.reader == nil {
+		return nil, false
+	}
+	return p.reader.find(req)
 }
 
 // planDirect plans req for the direct path; nil when that does not take it.
@@ -297,6 +323,7 @@ func (p *writeSerializer) Close() {
 	p.wg.Wait()
 	if p.direct != nil {
 		p.direct.close()
+		p.reader.close()
 	}
 }
 
