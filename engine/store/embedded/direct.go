@@ -28,9 +28,11 @@ import (
 //
 // FerretDB runs each update statement as a read, a decode into its own
 // types and a write in a transaction of its own, and parses a new SQL
-// statement for every insert. Here a whole command is one transaction: the instances' snapshots of one group commit cost one
-// commit to disk instead of one each. The proxy holds the database's write
-// lock around it (writeSerializer.relay), as for commands FerretDB runs.
+// statement for every insert. Here the commands that wait for a database's
+// write lock are written in one transaction (commitQueued): the instances'
+// snapshots of one engine commit, and the commands of several, cost one
+// commit to disk. The proxy holds the database's write lock around it
+// (writeSerializer.relay), as for commands FerretDB runs.
 //
 // Anything else, and anything this path is not sure to do exactly as
 // FerretDB would, goes to FerretDB untouched: a command with other options,
@@ -45,9 +47,11 @@ type directWriter struct {
 
 	mu     sync.Mutex
 	dbs    map[string]*directDB // by database name
+	queues map[string]*directQueue
 	closed bool
 
 	commands atomic.Int64 // run here, not by FerretDB: tests look
+	commits  atomic.Int64 // SQLite transactions committed (group commits): tests look
 }
 
 // directDB is one database file, opened by this path with one connection.
@@ -61,7 +65,7 @@ type directDB struct {
 }
 
 func newDirectWriter(dir string, sync Sync, logger *slog.Logger) *directWriter {
-	return &directWriter{dir: dir, sync: sync, logger: logger, dbs: make(map[string]*directDB)}
+	return &directWriter{dir: dir, sync: sync, logger: logger, dbs: make(map[string]*directDB), queues: make(map[string]*directQueue)}
 }
 
 // directCommandFields are the fields of an insert or update command this
@@ -125,30 +129,84 @@ func planCommand(req []byte) (*directCommand, bool) {
 	return &directCommand{header: msg.header, db: db, coll: coll, update: cmd == "update", writes: writes}, true
 }
 
-// run stores c's documents and returns the reply; ok is false when FerretDB
-// must run the request after all.
-func (w *directWriter) run(c *directCommand) (reply []byte, ok bool) {
-	d := w.open(c.db)
+// directTicket is a command waiting for its database's write lock, and
+// then its outcome: ok with the reply, or not ok, when FerretDB must run
+// the request.
+type directTicket struct {
+	cmd   *directCommand
+	done  bool // set under the database's write lock, read under it
+	ok    bool
+	reply []byte
+}
+
+// directQueue holds a database's tickets that wait for its write lock.
+type directQueue struct {
+	mu      sync.Mutex
+	tickets []*directTicket
+}
+
+// enqueue queues c for its database's next group commit (commitQueued).
+// The proxy queues a command before it waits for the write lock, so that
+// whoever holds the lock then writes it along with its own.
+func (w *directWriter) enqueue(c *directCommand) *directTicket {
+	t := &directTicket{cmd: c}
+	q := w.queue(c.db)
+	q.mu.Lock()
+	q.tickets = append(q.tickets, t)
+	q.mu.Unlock()
+	return t
+}
+
+func (w *directWriter) queue(db string) *directQueue {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	q := w.queues[db]
+	if q == nil {
+		q = &directQueue{}
+		w.queues[db] = q
+	}
+	return q
+}
+
+// commitQueued writes own and every ticket queued for its database in one
+// SQLite transaction (group commit), and settles them all. The caller
+// holds the database's write lock. While one command is written, others
+// queue up behind the lock; written together they share one commit, one
+// hand-over of the lock and one write of the pages they share. Each
+// command runs inside a savepoint: one that fails is undone alone and left
+// to FerretDB, and the others still commit.
+func (w *directWriter) commitQueued(own *directTicket) {
+	q := w.queue(own.cmd.db)
+	q.mu.Lock()
+	batch := q.tickets
+	q.tickets = nil
+	q.mu.Unlock()
+	if !slices.Contains(batch, own) { // planned under the lock, after its guards were checked
+		batch = append(batch, own)
+	}
+	defer func() {
+		for _, t := range batch {
+			t.done = true
+		}
+	}()
+	d := w.open(own.cmd.db)
 	if d == nil {
-		return nil, false
+		return
 	}
-	body, err := d.run(c.coll, c.update, c.writes)
+	bodies, err := d.runAll(batch)
+	for i, t := range batch {
+		if err == nil && bodies[i] != nil {
+			t.ok, t.reply = true, replyMsg(t.cmd.header, bodies[i])
+			w.commands.Add(1)
+		}
+	}
+	if slices.ContainsFunc(batch, func(t *directTicket) bool { return t.ok }) {
+		w.commits.Add(1)
+	}
 	if err != nil {
-		if !errors.Is(err, errNotDirect) {
-			w.logger.Debug("embedded: direct write handed to FerretDB", slog.String("db", c.db),
-				slog.String("collection", c.coll), slog.Any("error", err))
-		}
-		if errors.Is(err, errConnBroken) {
-			w.drop(c.db, d)
-		} else if !errors.Is(err, errNotDirect) {
-			d.mu.Lock()
-			clear(d.tables) // the table may be gone
-			d.mu.Unlock()
-		}
-		return nil, false
+		w.logger.Debug("embedded: direct writes handed to FerretDB", slog.String("db", own.cmd.db), slog.Any("error", err))
+		w.drop(own.cmd.db, d)
 	}
-	w.commands.Add(1)
-	return replyMsg(c.header, body), true
 }
 
 func knownFields(body bsoncore.Document) bool {
@@ -272,13 +330,15 @@ var (
 	errConnBroken = errors.New("direct connection broken")
 )
 
-// run stores writes in collection coll in one transaction and returns the
-// command's reply body, as FerretDB answers it.
+// runAll writes the tickets' commands in one transaction, each inside a
+// savepoint, and returns the reply body of each, nil for one undone and left
+// to FerretDB. An error means the transaction did not commit and nothing
+// was written.
 //
 // Statements are not kept prepared: the modernc driver prepares a statement
 // again at every execution anyway. Inserts go in rows of one statement
 // instead, as FerretDB sends them.
-func (d *directDB) run(coll string, update bool, writes []directWrite) (bsoncore.Document, error) {
+func (d *directDB) runAll(batch []*directTicket) ([][]byte, error) {
 	ctx := context.Background()
 	tx, err := d.conn.BeginTx(ctx, nil)
 	if err != nil {
@@ -290,18 +350,72 @@ func (d *directDB) run(coll string, update bool, writes []directWrite) (bsoncore
 			_ = tx.Rollback()
 		}
 	}()
-	table, err := d.table(ctx, tx, coll)
+	bodies := make([][]byte, len(batch))
+	alone := len(batch) == 1 // a failure rolls the whole transaction back
+	for i, t := range batch {
+		// A command that changes rows with one SQL statement needs no
+		// savepoint: SQLite undoes a failed statement alone.
+		savepoint := !alone && t.cmd.statements() > 1
+		if savepoint {
+			if _, err := tx.ExecContext(ctx, `SAVEPOINT direct`); err != nil {
+				return nil, fmt.Errorf("%w: %w", errConnBroken, err)
+			}
+		}
+		body, err := d.runIn(ctx, tx, t.cmd)
+		if err != nil {
+			if !errors.Is(err, errNotDirect) {
+				d.mu.Lock()
+				clear(d.tables) // the table may be gone
+				d.mu.Unlock()
+			}
+			if alone {
+				return bodies, nil // nothing written: FerretDB runs it (the deferred rollback)
+			}
+			if savepoint {
+				if _, err := tx.ExecContext(ctx, `ROLLBACK TO direct`); err != nil {
+					return nil, fmt.Errorf("%w: %w", errConnBroken, err)
+				}
+			}
+		}
+		if savepoint {
+			if _, err := tx.ExecContext(ctx, `RELEASE direct`); err != nil {
+				return nil, fmt.Errorf("%w: %w", errConnBroken, err)
+			}
+		}
+		bodies[i] = body
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("%w: commit: %w", errConnBroken, err)
+	}
+	committed = true
+	return bodies, nil
+}
+
+// statements is how many SQL statements that change rows c may run: one
+// per insertRowsMax documents of an insert, one per replacement (an upsert
+// inserts only when its update changed nothing).
+func (c *directCommand) statements() int {
+	if c.update {
+		return len(c.writes)
+	}
+	return (len(c.writes) + insertRowsMax - 1) / insertRowsMax
+}
+
+// runIn writes c's documents in tx and returns the command's reply body,
+// as FerretDB answers it.
+func (d *directDB) runIn(ctx context.Context, tx *sql.Tx, c *directCommand) (bsoncore.Document, error) {
+	table, err := d.table(ctx, tx, c.coll)
 	if err != nil {
 		return nil, err
 	}
 	reply := bsoncore.NewDocumentBuilder()
-	if !update {
-		if err := insertRows(ctx, tx, table, writes); err != nil {
+	if !c.update {
+		if err := insertRows(ctx, tx, table, c.writes); err != nil {
 			return nil, err
 		}
-		reply.AppendInt32("n", int32(len(writes))) //nolint:gosec // a command holds at most 100,000 documents
+		reply.AppendInt32("n", int32(len(c.writes))) //nolint:gosec // a command holds at most 100,000 documents
 	} else {
-		n, modified, upserted, err := replaceAll(ctx, tx, table, writes)
+		n, modified, upserted, err := replaceAll(ctx, tx, table, c.writes)
 		if err != nil {
 			return nil, err
 		}
@@ -311,10 +425,6 @@ func (d *directDB) run(coll string, update bool, writes []directWrite) (bsoncore
 		}
 		reply.AppendInt32("nModified", modified)
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("%w: commit: %w", errConnBroken, err)
-	}
-	committed = true
 	return reply.AppendDouble("ok", 1).Build(), nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -345,4 +346,46 @@ func TestDirectWritesLeaveCappedToFerretDB(t *testing.T) {
 	n, err := coll.CountDocuments(ctx, bson.D{})
 	require.NoError(t, err)
 	require.Equal(t, int64(3), n)
+}
+
+// TestDirectGroupCommit: commands that wait for a database's write lock
+// are written together, in one SQLite transaction; one that fails there (a
+// duplicate _id) is undone alone and answered by FerretDB, and the others
+// of its group are stored.
+func TestDirectGroupCommit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv, client := startForTest(t, Config{})
+	coll := client.Database("group").Collection("docs")
+	_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "taken"}}) // FerretDB creates the collection
+	require.NoError(t, err)
+	commands, commits := srv.proxy.direct.commands.Load(), srv.proxy.direct.commits.Load()
+
+	const writers, each = 16, 40
+	var wg sync.WaitGroup
+	dups := make([]error, writers)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: fmt.Sprintf("w%d-%d", w, i)}, {Key: "n", Value: int32(i)}})
+				require.NoError(t, err)
+				if i == each/2 {
+					_, dups[w] = coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "taken"}})
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range dups {
+		require.True(t, mongo.IsDuplicateKeyError(err), "FerretDB's answer to a duplicate _id: %v", err)
+	}
+	n, err := coll.CountDocuments(ctx, bson.D{})
+	require.NoError(t, err)
+	require.EqualValues(t, writers*each+1, n)
+	requireStored(t, coll, bson.D{{Key: "_id", Value: "w3-7"}, {Key: "n", Value: int32(7)}})
+	written := srv.proxy.direct.commands.Load() - commands
+	require.EqualValues(t, writers*each, written, "every insert but the duplicates ran on the direct path")
+	grouped := srv.proxy.direct.commits.Load() - commits
+	require.Less(t, grouped, written, "commands waiting for the lock share commits")
+	t.Logf("%d commands in %d commits", written, grouped)
 }

@@ -119,17 +119,26 @@ func (p *writeSerializer) relay(client, server net.Conn) error {
 			}
 			continue
 		}
-		planned := p.planDirect(req) // before the lock: the conversion needs no database
+		// Planned and queued before the lock: whoever holds the lock writes
+		// it with its own (directWriter.commitQueued).
+		ticket := p.queueDirect(req)
 		unlock := p.lockFor(req)
 		schema := p.direct != nil && p.direct.forget(req)
-		out, err := p.narrowGuards(req, server, fromServer)
+		out := req
+		if ticket == nil || !ticket.done {
+			out, err = p.narrowGuards(req, server, fromServer)
+		}
 		var reply []byte // of a direct write
 		if err == nil {
-			if !sameMessage(out, req) {
-				planned = p.planDirect(out)
+			if ticket == nil && !sameMessage(out, req) {
+				ticket = p.ticketFor(out) // its guards checked, it may be direct now
 			}
-			var ok bool
-			if reply, ok = p.writeDirect(planned); !ok {
+			if ticket != nil && !ticket.done {
+				p.direct.commitQueued(ticket)
+			}
+			if ticket != nil && ticket.ok {
+				reply = ticket.reply
+			} else {
 				err = p.roundTrip(out, &res, client, server, fromServer)
 			}
 		}
@@ -158,21 +167,27 @@ func (p *writeSerializer) findDirect(req []byte) ([]byte, bool) {
 	return p.reader.find(req)
 }
 
-// planDirect plans req for the direct path; nil when that does not take it.
-func (p *writeSerializer) planDirect(req []byte) *directCommand {
+// queueDirect queues req for the direct path, planned; nil when that does
+// not take it as it is.
+func (p *writeSerializer) queueDirect(req []byte) *directTicket {
 	if p.direct == nil {
 		return nil
 	}
-	c, _ := planCommand(req)
-	return c
+	c, ok := planCommand(req)
+	if !ok {
+		return nil
+	}
+	return p.direct.enqueue(c)
 }
 
-// writeDirect runs a planned command on SQLite itself (nil: none planned).
-func (p *writeSerializer) writeDirect(c *directCommand) ([]byte, bool) {
-	if c == nil {
-		return nil, false
+// ticketFor plans req for the direct path without queueing it: the caller
+// holds the lock and writes it at once.
+func (p *writeSerializer) ticketFor(req []byte) *directTicket {
+	c, ok := planCommand(req)
+	if !ok {
+		return nil
 	}
-	return p.direct.run(c)
+	return &directTicket{cmd: c}
 }
 
 // sameMessage reports whether narrowGuards left a request as it was.
