@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -42,20 +40,20 @@ import (
 // and writes its own answer.
 type directWriter struct {
 	dir    string
-	sync   Sync
 	logger *slog.Logger
 
+	files *directDBs // one connection per database: the proxy's write lock serialises its use
+
 	mu     sync.Mutex
-	dbs    map[string]*directDB // by database name
 	queues map[string]*directQueue
-	closed bool
 
 	commands atomic.Int64 // run here, not by FerretDB: tests look
 	commits  atomic.Int64 // SQLite transactions committed (group commits): tests look
 }
 
-// directDB is one database file, opened by this path with one connection.
-// The proxy's write lock for the database serialises its use.
+// directDB is one database file, opened by a direct path (directDBs): the
+// writer's one connection, which the proxy's write lock for the database
+// serialises, or the reader's pool.
 type directDB struct {
 	conn *sql.DB
 	file os.FileInfo // the file opened: a dropped and created again database is another file
@@ -65,7 +63,10 @@ type directDB struct {
 }
 
 func newDirectWriter(dir string, sync Sync, logger *slog.Logger) *directWriter {
-	return &directWriter{dir: dir, sync: sync, logger: logger, dbs: make(map[string]*directDB), queues: make(map[string]*directQueue)}
+	return &directWriter{
+		dir: dir, logger: logger, queues: make(map[string]*directQueue),
+		files: newDirectDBs(dir, "writes", 1, logger, "synchronous("+string(sync)+")"),
+	}
 }
 
 // directCommandFields are the fields of an insert or update command this
@@ -189,7 +190,7 @@ func (w *directWriter) commitQueued(own *directTicket) {
 			t.done = true
 		}
 	}()
-	d := w.open(own.cmd.db)
+	d := w.files.open(own.cmd.db)
 	if d == nil {
 		return
 	}
@@ -205,7 +206,7 @@ func (w *directWriter) commitQueued(own *directTicket) {
 	}
 	if err != nil {
 		w.logger.Debug("embedded: direct writes handed to FerretDB", slog.String("db", own.cmd.db), slog.Any("error", err))
-		w.drop(own.cmd.db, d)
+		w.files.drop(own.cmd.db, d)
 	}
 }
 
@@ -460,31 +461,6 @@ var schemaCommands = map[string]bool{
 	"convertToCapped": true, "cloneCollectionAsCapped": true,
 }
 
-// forget clears what is known of the collections of the request's database
-// (of every database for a rename, which names two) if the request is a
-// schema command; it returns whether it was.
-func (w *directWriter) forget(req []byte) bool {
-	body, ok := msgBody(req)
-	if !ok {
-		return false
-	}
-	first, err := body.IndexErr(0)
-	if err != nil || !schemaCommands[first.Key()] {
-		return false
-	}
-	db, _ := body.Lookup("$db").StringValueOK()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for name, d := range w.dbs {
-		if name == db || first.Key() == "renameCollection" {
-			d.mu.Lock()
-			clear(d.tables)
-			d.mu.Unlock()
-		}
-	}
-	return true
-}
-
 // querier is a connection or a transaction.
 type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
@@ -562,62 +538,6 @@ func replace(ctx context.Context, tx *sql.Tx, table string, w directWrite) (foun
 		return false, false, nil
 	}
 	return err == nil, false, err
-}
-
-// open returns the database's direct connection, opening it if needed; nil
-// when the database has no file yet (FerretDB creates databases).
-func (w *directWriter) open(name string) *directDB {
-	file := filepath.Join(w.dir, name+".sqlite")
-	info, err := os.Stat(file)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	d := w.dbs[name]
-	if d != nil && (err != nil || !os.SameFile(d.file, info)) {
-		d.close() // dropped, and maybe created again: the old file is gone
-		delete(w.dbs, name)
-		d = nil
-	}
-	if d != nil || err != nil || w.closed {
-		return d
-	}
-	dsn := "file:" + file + "?" + url.Values{
-		"mode":    {"rw"},
-		"_pragma": {"busy_timeout(10000)", "synchronous(" + string(w.sync) + ")"},
-	}.Encode()
-	conn, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		w.logger.Warn("embedded: opening a database for direct writes", slog.String("file", file), slog.Any("error", err))
-		return nil
-	}
-	conn.SetMaxOpenConns(1)
-	conn.SetMaxIdleConns(1)
-	conn.SetConnMaxLifetime(0)
-	d = &directDB{conn: conn, file: info, tables: make(map[string]string)}
-	w.dbs[name] = d
-	return d
-}
-
-// drop closes d, after an error that may have left it inside a transaction.
-func (w *directWriter) drop(name string, d *directDB) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.dbs[name] == d {
-		delete(w.dbs, name)
-	}
-	d.close()
-}
-
-func (d *directDB) close() { _ = d.conn.Close() }
-
-// close closes every connection; writes then all go to FerretDB.
-func (w *directWriter) close() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.closed = true
-	for name, d := range w.dbs {
-		d.close()
-		delete(w.dbs, name)
-	}
 }
 
 // replyMsg wraps body in an OP_MSG answering the request whose header is

@@ -9,9 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -32,12 +29,7 @@ import (
 // path does not know), a document of a type it does not rebuild, a database
 // or collection not known yet and any SQLite error go to FerretDB.
 type directReader struct {
-	dir    string
-	logger *slog.Logger
-
-	mu     sync.Mutex
-	dbs    map[string]*directDB // by database name: read-only pools
-	closed bool
+	files *directDBs // read-only pools
 
 	// rebuilt keeps the BSON of documents read lately, by database, table
 	// and _id, with the sjson it was rebuilt from: definitions and their
@@ -64,7 +56,7 @@ const (
 )
 
 func newDirectReader(dir string, logger *slog.Logger) *directReader {
-	return &directReader{dir: dir, logger: logger, dbs: make(map[string]*directDB), rebuilt: make(map[string]rebuiltDoc)}
+	return &directReader{files: newDirectDBs(dir, "reads", readConns, logger, "query_only(1)"), rebuilt: make(map[string]rebuiltDoc)}
 }
 
 // findFields are the fields of a find command this path knows: a find by
@@ -94,14 +86,14 @@ func (r *directReader) find(req []byte) (reply []byte, ok bool) {
 	if !ok {
 		return nil, false
 	}
-	d := r.open(db)
+	d := r.files.open(db)
 	if d == nil {
 		return nil, false
 	}
 	doc, err := r.document(d, db, coll, id)
 	if err != nil {
 		if !errors.Is(err, errNotDirect) && !errors.Is(err, errUnsupported) {
-			r.logger.Debug("embedded: direct find handed to FerretDB", slog.String("db", db),
+			r.files.logger.Debug("embedded: direct find handed to FerretDB", slog.String("db", db),
 				slog.String("collection", coll), slog.Any("error", err))
 			d.mu.Lock()
 			clear(d.tables) // the table may be gone
@@ -186,73 +178,6 @@ func (r *directReader) document(d *directDB, db, coll, id string) (bsoncore.Docu
 	r.rebuilt[name] = rebuiltDoc{sjson: text, doc: doc}
 	r.rebuiltMu.Unlock()
 	return doc, nil
-}
-
-// open returns the database's read pool, opening it if needed; nil when the
-// database has no file yet.
-func (r *directReader) open(name string) *directDB {
-	file := filepath.Join(r.dir, name+".sqlite")
-	info, err := os.Stat(file)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	d := r.dbs[name]
-	if d != nil && (err != nil || !os.SameFile(d.file, info)) {
-		d.close() // dropped, and maybe created again: the old file is gone
-		delete(r.dbs, name)
-		d = nil
-	}
-	if d != nil || err != nil || r.closed {
-		return d
-	}
-	dsn := "file:" + file + "?" + url.Values{
-		"mode":    {"rw"}, // a read-only connection could not take part in the WAL
-		"_pragma": {"busy_timeout(10000)", "query_only(1)"},
-	}.Encode()
-	conn, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		r.logger.Warn("embedded: opening a database for direct reads", slog.String("file", file), slog.Any("error", err))
-		return nil
-	}
-	conn.SetMaxOpenConns(readConns)
-	conn.SetMaxIdleConns(readConns)
-	conn.SetConnMaxLifetime(0)
-	d = &directDB{conn: conn, file: info, tables: make(map[string]string)}
-	r.dbs[name] = d
-	return d
-}
-
-// forget clears what is known of the collections of the request's database
-// (of every database for a rename) if the request is a schema command.
-func (r *directReader) forget(req []byte) {
-	body, ok := msgBody(req)
-	if !ok {
-		return
-	}
-	first, err := body.IndexErr(0)
-	if err != nil || !schemaCommands[first.Key()] {
-		return
-	}
-	db, _ := body.Lookup("$db").StringValueOK()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for name, d := range r.dbs {
-		if name == db || first.Key() == "renameCollection" {
-			d.mu.Lock()
-			clear(d.tables)
-			d.mu.Unlock()
-		}
-	}
-}
-
-// close closes every pool; finds then all go to FerretDB.
-func (r *directReader) close() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.closed = true
-	for name, d := range r.dbs {
-		d.close()
-		delete(r.dbs, name)
-	}
 }
 
 // sjsonSchema is the "$s" of a stored document (see appendSchema).

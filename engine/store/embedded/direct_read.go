@@ -22,7 +22,7 @@ import (
 // type it does not rebuild (documents, arrays, binary, regex, timestamps)
 // are errUnsupported: the guard is then read through FerretDB.
 func (w *directWriter) fields(db, coll, id string, fields []string) (bsoncore.Document, error) {
-	d := w.open(db)
+	d := w.files.open(db)
 	if d == nil {
 		return nil, errNotDirect
 	}

@@ -123,7 +123,7 @@ func (p *writeSerializer) relay(client, server net.Conn) error {
 		// it with its own (directWriter.commitQueued).
 		ticket := p.queueDirect(req)
 		unlock := p.lockFor(req)
-		schema := p.direct != nil && p.direct.forget(req)
+		schema := p.direct != nil && p.direct.files.forget(req)
 		out := req
 		if ticket == nil || !ticket.done {
 			out, err = p.narrowGuards(req, server, fromServer)
@@ -143,8 +143,8 @@ func (p *writeSerializer) relay(client, server net.Conn) error {
 			}
 		}
 		if schema {
-			p.direct.forget(req) // and after: a direct write may have looked in between
-			p.reader.forget(req)
+			p.direct.files.forget(req) // and after: a direct write may have looked in between
+			p.reader.files.forget(req)
 		}
 		unlock()
 		if err == nil && reply != nil {
@@ -337,8 +337,8 @@ func (p *writeSerializer) Close() {
 	p.connsMu.Unlock()
 	p.wg.Wait()
 	if p.direct != nil {
-		p.direct.close()
-		p.reader.close()
+		p.direct.files.close()
+		p.reader.files.close()
 	}
 }
 
