@@ -389,3 +389,29 @@ func TestDirectGroupCommit(t *testing.T) {
 	require.Less(t, grouped, written, "commands waiting for the lock share commits")
 	t.Logf("%d commands in %d commits", written, grouped)
 }
+
+// TestGuardedUpsertsRunDirect: a guarded upsert whose document is missing
+// or whose guard holds runs on the direct path, by _id; one whose stored
+// document is newer is left to FerretDB (its duplicate _id answer).
+func TestGuardedUpsertsRunDirect(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv, client := startForTest(t, Config{})
+	coll := client.Database("fenced").Collection("tasks")
+	_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "first"}}) // FerretDB creates the collection
+	require.NoError(t, err)
+	upsert := func(epoch int64) error {
+		_, err := coll.ReplaceOne(ctx, bson.D{{Key: "_id", Value: "t1"}, {Key: "$or", Value: bson.A{
+			bson.D{{Key: "epoch", Value: bson.D{{Key: "$lte", Value: epoch}}}},
+			bson.D{{Key: "epoch", Value: bson.D{{Key: "$exists", Value: false}}}},
+		}}}, bson.D{{Key: "epoch", Value: epoch}}, options.Replace().SetUpsert(true))
+		return err
+	}
+	before := srv.proxy.direct.commands.Load()
+	require.NoError(t, upsert(2)) // missing: inserted
+	require.NoError(t, upsert(2)) // the guard holds: replaced
+	require.Equal(t, before+2, srv.proxy.direct.commands.Load(), "both ran on the direct path")
+	require.True(t, mongo.IsDuplicateKeyError(upsert(1)))
+	require.Equal(t, before+2, srv.proxy.direct.commands.Load(), "the stale one went to FerretDB")
+	requireStored(t, coll, bson.D{{Key: "_id", Value: "t1"}, {Key: "epoch", Value: int64(2)}})
+}

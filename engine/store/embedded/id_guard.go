@@ -37,9 +37,12 @@ func init() { guardRequestID.Store(1 << 30) }
 // holds the database's write lock here, so it reads each document by _id,
 // evaluates the rest of the filter itself and sends the statement on by _id
 // if it holds, or with an _id no document has if it does not: the same
-// outcome, with nothing written in between. Statements it cannot evaluate
-// (operators it does not know, upserts, multi-document updates) and every
-// other command go on unchanged. It returns req itself when nothing changed.
+// outcome, with nothing written in between. A guarded upsert goes on by _id
+// when its document is missing (it inserts it) or its guard holds; one whose
+// stored document fails the guard goes to FerretDB unchanged, which answers
+// a duplicate _id, as MongoDB does. Statements it cannot evaluate (operators
+// it does not know, multi-document updates) and every other command go on
+// unchanged. It returns req itself when nothing changed.
 func (p *writeSerializer) narrowGuards(req []byte, server net.Conn, fromServer *bufio.Reader) ([]byte, error) {
 	msg, ok := parseMsg(req)
 	if !ok || msg.flags != 0 {
@@ -81,8 +84,12 @@ func (p *writeSerializer) narrowGuards(req []byte, server net.Conn, fromServer *
 				continue
 			}
 		}
+		upsert, _ := stmt.Lookup("upsert").BooleanOK()
+		if upsert && doc != nil && !holds {
+			continue // FerretDB's duplicate _id answer
+		}
 		target := guardMiss
-		if holds {
+		if holds || upsert {
 			target = id
 		}
 		stmts[i] = withFilter(stmt, target)
@@ -96,11 +103,8 @@ func (p *writeSerializer) narrowGuards(req []byte, server net.Conn, fromServer *
 
 // guardedByID returns the _id of an update statement whose filter names a
 // string _id and more, and the filter without the _id; ok is false for any
-// other statement, and for upserts and multi-document updates.
+// other statement, and for multi-document updates.
 func guardedByID(stmt bsoncore.Document) (id string, rest []bsoncore.Element, ok bool) {
-	if upsert, _ := stmt.Lookup("upsert").BooleanOK(); upsert {
-		return "", nil, false
-	}
 	if multi, _ := stmt.Lookup("multi").BooleanOK(); multi {
 		return "", nil, false
 	}

@@ -176,3 +176,31 @@ func TestGuardedUpdatesSeeEarlierStatements(t *testing.T) {
 		require.Equal(t, want, got.Status, id)
 	}
 }
+
+// TestGuardedUpserts: an upsert guarded by epoch inserts a missing
+// document, replaces one whose guard holds, and meets a duplicate _id
+// where the stored document is newer, which it leaves as it is.
+func TestGuardedUpserts(t *testing.T) {
+	ctx, c := setup(t)
+	upsert := func(id string, epoch int64, status string) error {
+		_, err := c.ReplaceOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "$or", Value: bson.A{
+			bson.D{{Key: "epoch", Value: bson.D{{Key: "$lte", Value: epoch}}}},
+			bson.D{{Key: "epoch", Value: bson.D{{Key: "$exists", Value: false}}}},
+		}}}, bson.D{{Key: "status", Value: status}, {Key: "epoch", Value: epoch}}, options.Replace().SetUpsert(true))
+		return err
+	}
+	status := func(id string) string {
+		var got struct{ Status string }
+		require.NoError(t, c.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&got))
+		return got.Status
+	}
+	require.NoError(t, upsert("t1", 2, "open"))
+	require.Equal(t, "open", status("t1"), "missing: inserted")
+	require.NoError(t, upsert("t1", 2, "completed"))
+	require.Equal(t, "completed", status("t1"), "same epoch: replaced")
+	err := upsert("t1", 1, "open")
+	require.True(t, mongo.IsDuplicateKeyError(err), "an older epoch meets the newer record: %v", err)
+	require.Equal(t, "completed", status("t1"), "left as it is")
+	require.NoError(t, upsert("t1", 3, "open"))
+	require.Equal(t, "open", status("t1"), "a newer epoch: replaced")
+}

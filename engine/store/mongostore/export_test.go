@@ -23,3 +23,13 @@ func (s *Store) CrashAfterSnapshots(ctx context.Context, b *engine.Batch) error 
 func (s *Store) FailAfterEvents(ctx context.Context, b *engine.Batch) error {
 	return s.writeEventsFirst(ctx, b.Changes)
 }
+
+// WriteTasks writes tasks' inbox records as a commit fenced at epoch (0:
+// not fenced) writes them after its snapshot.
+func (s *Store) WriteTasks(ctx context.Context, epoch int64, tasks ...engine.Task) error {
+	var r redo
+	for _, t := range tasks {
+		r.Tasks = append(r.Tasks, taskDoc{Task: t, DueSort: noDue})
+	}
+	return s.writeProjections(ctx, r.taskModels(epoch), nil, nil)
+}

@@ -73,3 +73,24 @@ func TestPartitionTakeoverCompletesLastCommit(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, evs, 4)
 }
+
+// TestFencedTaskRecordsKeepTheNewerEpoch: a replica that resumes after
+// another took its partition over cannot put back an older task record:
+// its write, fenced at its older epoch, is skipped without an error.
+func TestFencedTaskRecordsKeepTheNewerEpoch(t *testing.T) {
+	ctx := t.Context()
+	s := newStore(t)
+	task := func(status engine.TaskStatus) engine.Task {
+		return engine.Task{ID: "t-1", InstanceID: "i-1", ElementID: "approve", Status: status}
+	}
+	require.NoError(t, s.WriteTasks(ctx, 2, task(engine.TaskOpen)))
+	require.NoError(t, s.WriteTasks(ctx, 2, task(engine.TaskCompleted)), "the new owner completes it")
+	require.NoError(t, s.WriteTasks(ctx, 1, task(engine.TaskOpen)), "the old owner's late write: skipped")
+	got, err := s.Task(ctx, "t-1")
+	require.NoError(t, err)
+	require.Equal(t, engine.TaskCompleted, got.Status)
+	require.NoError(t, s.WriteTasks(ctx, 3, task(engine.TaskOpen)), "a newer owner's write")
+	got, err = s.Task(ctx, "t-1")
+	require.NoError(t, err)
+	require.Equal(t, engine.TaskOpen, got.Status)
+}

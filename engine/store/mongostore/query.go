@@ -20,6 +20,7 @@ var noDue = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 type taskDoc struct {
 	engine.Task `bson:",inline"`
 	DueSort     time.Time `bson:"due_sort"`
+	Epoch       int64     `bson:"epoch,omitempty"` // of the partition's owner that wrote it, in a cluster (fencedUpsert)
 }
 
 var (

@@ -3,9 +3,11 @@ package mongostore
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/workflowpp/wfpp/engine"
 )
@@ -97,12 +99,34 @@ func (r redo) eventBatches() []any {
 	return []any{newEventBatch(r.Events)}
 }
 
-func (r redo) taskModels() []mongo.WriteModel {
+// taskModels upserts the inbox records of the tasks, fenced at epoch (0:
+// not fenced) as fencedUpsert says.
+func (r redo) taskModels(epoch int64) []mongo.WriteModel {
 	out := make([]mongo.WriteModel, len(r.Tasks))
 	for i, t := range r.Tasks {
-		out[i] = upsertModel(t.ID, t)
+		t.Epoch = epoch
+		out[i] = fencedUpsert(t.ID, t, epoch)
 	}
 	return out
+}
+
+// fencedUpsert writes a record that a commit writes after its snapshot, in
+// a cluster: it replaces the stored one only while that was written at an
+// epoch no newer. A replica paused between its commit and this write, and
+// resumed after another took the partition over, would otherwise put back
+// what the new owner has since changed (a completed task shown open). The
+// new owner writes the records again at recovery, with its own epoch (the
+// one its fence stamped on the instance). Where the stored record is newer,
+// the upsert meets its _id: the duplicate is the write skipped
+// (writeProjections).
+func fencedUpsert(id string, doc any, epoch int64) mongo.WriteModel {
+	if epoch == 0 {
+		return upsertModel(id, doc)
+	}
+	return mongo.NewReplaceOneModel().SetFilter(bson.D{{Key: "_id", Value: id}, {Key: "$or", Value: bson.A{
+		bson.D{{Key: "epoch", Value: bson.D{{Key: "$lte", Value: epoch}}}},
+		bson.D{{Key: "epoch", Value: bson.D{{Key: "$exists", Value: false}}}},
+	}}}).SetReplacement(doc).SetUpsert(true)
 }
 
 func (r redo) incidentModels() []mongo.WriteModel {
@@ -134,8 +158,11 @@ func (s *Store) writeProjections(ctx context.Context, tasks, incs, letters []mon
 		if len(w.models) == 0 {
 			continue
 		}
-		if _, err := bulkWrite(ctx, w.c, w.models); err != nil {
-			return mapErr(err, "upserting "+w.c.Name())
+		for chunk := range slices.Chunk(w.models, maxStatements) {
+			_, err := w.c.BulkWrite(ctx, chunk, options.BulkWrite().SetOrdered(false))
+			if err != nil && !onlyDuplicates(err) { // a duplicate: a fenced write skipped (fencedUpsert)
+				return mapErr(err, "upserting "+w.c.Name())
+			}
 		}
 	}
 	return nil
