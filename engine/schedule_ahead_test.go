@@ -14,24 +14,34 @@ import (
 // scheduler's claim-ahead window (5 s), so the tick is claimed, not due.
 const claimAheadLead = 3 * time.Second
 
+// claimedAhead starts an engine on a new store and virtual clock, creates
+// an enabled schedule of "quick" with sc's timing, and moves the clock to
+// claimAheadLead before its first tick (epoch plus a minute), which is then
+// claimed. It returns the schedule's id and the tick.
+func claimedAhead(t *testing.T, timing engine.Schedule) (*memstore.Store, *engine.VirtualClock, *engine.Engine, string, time.Time) {
+	t.Helper()
+	st, clock := memstore.New(), engine.NewVirtualClock(epoch)
+	e := startOn(t, st, clock)
+	_, _, err := e.Deploy(t.Context(), engine.DeployRequest{Source: quickBPMN})
+	require.NoError(t, err)
+	timing.DefinitionKey, timing.Enabled = "quick", true
+	sc, err := e.CreateSchedule(t.Context(), timing)
+	require.NoError(t, err)
+	tick := epoch.Add(time.Minute)
+	clock.AdvanceTo(tick.Add(-claimAheadLead))
+	require.NoError(t, e.WaitIdle(t.Context()))
+	return st, clock, e, sc.ID, tick
+}
+
 // TestScheduleClaimsTicksAhead: a tick is claimed a few seconds before it
 // is due, with the id its instance will have, and the instance starts only
 // when it is due. Until then the schedule shows the tick as its next fire
 // time, not as a run.
 func TestScheduleClaimsTicksAhead(t *testing.T) {
 	t.Parallel()
-	st, clock := memstore.New(), engine.NewVirtualClock(epoch)
-	e := startOn(t, st, clock)
+	st, clock, e, id, tick := claimedAhead(t, engine.Schedule{Cron: "* * * * *"})
 	ctx := t.Context()
-	_, _, err := e.Deploy(ctx, engine.DeployRequest{Source: quickBPMN})
-	require.NoError(t, err)
-	sc, err := e.CreateSchedule(ctx, engine.Schedule{DefinitionKey: "quick", Cron: "* * * * *", Enabled: true})
-	require.NoError(t, err)
-	tick := epoch.Add(time.Minute)
-
-	clock.AdvanceTo(tick.Add(-claimAheadLead))
-	require.NoError(t, e.WaitIdle(ctx))
-	stored, err := st.Schedule(ctx, sc.ID)
+	stored, err := st.Schedule(ctx, id)
 	require.NoError(t, err)
 	require.Equal(t, []time.Time{tick}, utc(stored.Pending), "claimed ahead")
 	require.Equal(t, tick.Add(time.Minute), stored.NextFire.UTC())
@@ -39,7 +49,7 @@ func TestScheduleClaimsTicksAhead(t *testing.T) {
 	chosen := stored.Runs[0].InstanceID
 	require.NotEmpty(t, chosen)
 	require.Empty(t, instancesOf(t, st, "quick"), "nothing starts before its tick")
-	view, err := e.ScheduleByID(ctx, sc.ID)
+	view, err := e.ScheduleByID(ctx, id)
 	require.NoError(t, err)
 	require.Equal(t, tick, view.NextFire.UTC(), "the claimed tick is still the next fire time")
 	require.Equal(t, tick, view.Next[0].UTC())
@@ -52,7 +62,7 @@ func TestScheduleClaimsTicksAhead(t *testing.T) {
 	_, err = st.Instance(ctx, chosen)
 	require.NoError(t, err, "started under the id its claim chose")
 	require.Len(t, instancesOf(t, st, "quick"), 1)
-	view, err = e.ScheduleByID(ctx, sc.ID)
+	view, err = e.ScheduleByID(ctx, id)
 	require.NoError(t, err)
 	require.Len(t, view.Runs, 1)
 	require.Equal(t, tick, view.Runs[0].Fired.UTC())
@@ -67,17 +77,9 @@ func TestScheduleChangedAfterClaimAheadDropsTheTick(t *testing.T) {
 	for _, change := range []string{"disable", "timing"} {
 		t.Run(change, func(t *testing.T) {
 			t.Parallel()
-			st, clock := memstore.New(), engine.NewVirtualClock(epoch)
-			e := startOn(t, st, clock)
+			st, clock, e, id, tick := claimedAhead(t, engine.Schedule{Cron: "* * * * *"})
 			ctx := t.Context()
-			_, _, err := e.Deploy(ctx, engine.DeployRequest{Source: quickBPMN})
-			require.NoError(t, err)
-			created, err := e.CreateSchedule(ctx, engine.Schedule{DefinitionKey: "quick", Cron: "* * * * *", Enabled: true})
-			require.NoError(t, err)
-			tick := epoch.Add(time.Minute)
-			clock.AdvanceTo(tick.Add(-claimAheadLead))
-			require.NoError(t, e.WaitIdle(ctx))
-			sc, err := st.Schedule(ctx, created.ID)
+			sc, err := st.Schedule(ctx, id)
 			require.NoError(t, err)
 			require.Len(t, sc.Pending, 1, "claimed ahead")
 
@@ -91,7 +93,7 @@ func TestScheduleChangedAfterClaimAheadDropsTheTick(t *testing.T) {
 			clock.AdvanceTo(tick.Add(time.Second))
 			require.NoError(t, e.WaitIdle(ctx))
 			require.Empty(t, instancesOf(t, st, "quick"), "the claimed tick does not run")
-			stored, err := st.Schedule(ctx, created.ID)
+			stored, err := st.Schedule(ctx, id)
 			require.NoError(t, err)
 			require.Empty(t, stored.Pending)
 			require.Empty(t, stored.Runs)
@@ -119,18 +121,10 @@ func TestScheduleChangedAfterClaimAheadDropsTheTick(t *testing.T) {
 // process starts it when it is due, under the id the claim chose, once.
 func TestScheduleClaimedAheadStartsOnceAfterRestart(t *testing.T) {
 	t.Parallel()
-	st, clock := memstore.New(), engine.NewVirtualClock(epoch)
-	e := startOn(t, st, clock)
+	st, clock, e, id, tick := claimedAhead(t, engine.Schedule{Interval: "PT1M"})
 	ctx := t.Context()
-	_, _, err := e.Deploy(ctx, engine.DeployRequest{Source: quickBPMN})
-	require.NoError(t, err)
-	created, err := e.CreateSchedule(ctx, engine.Schedule{DefinitionKey: "quick", Interval: "PT1M", Enabled: true})
-	require.NoError(t, err)
-	tick := epoch.Add(time.Minute)
-	clock.AdvanceTo(tick.Add(-claimAheadLead))
-	require.NoError(t, e.WaitIdle(ctx))
 	e.Close()
-	sc, err := st.Schedule(ctx, created.ID)
+	sc, err := st.Schedule(ctx, id)
 	require.NoError(t, err)
 	require.Len(t, sc.Runs, 1)
 	chosen := sc.Runs[0].InstanceID
