@@ -489,6 +489,16 @@ func (c *child) restart(ctx context.Context, t testing.TB) error {
 	}
 }
 
+// pid is the running child's process id, 0 when it is not running.
+func (c *child) pid() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cmd == nil {
+		return 0
+	}
+	return c.cmd.Process.Pid
+}
+
 // kill sends SIGKILL and waits for the process to end.
 func (c *child) kill() error {
 	c.mu.Lock()

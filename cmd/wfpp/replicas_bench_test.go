@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -84,27 +85,53 @@ func BenchmarkReplicasThroughput(b *testing.B) {
 func throughput(b *testing.B, bin string, n int, withRedis bool) {
 	ctx, cancel := context.WithTimeout(b.Context(), 2*time.Minute)
 	defer cancel()
+	meter := newCPUMeter()
 	redisURL := ""
 	if withRedis {
-		redisURL = redistest.Start(b).URL()
+		rs := redistest.Start(b)
+		redisURL = rs.URL()
+		meter.add("redis", rs.Pid())
 	}
 	store, replicas := startBenchCluster(ctx, b, bin, n, 3*time.Second, redisURL)
+	meter.add("store", store.cmd.Process.Pid)
+	for _, r := range replicas {
+		meter.add("replicas", r.pid())
+	}
+	meter.add("clients", os.Getpid())
 	deploy(ctx, b, replicas[0], oneTaskBPMN)
 	for range b.N {
-		completed, failed := driveStarts(ctx, b, store.uri, replicas)
+		completed, failed := driveStarts(ctx, b, store.uri, replicas, meter)
 		b.ReportMetric(float64(completed)/benchWindow.Seconds(), "instances/s")
 		b.ReportMetric(float64(failed), "failed-starts")
 		b.ReportMetric(0, "ns/op") // the window's length: meaningless here
 	}
 }
 
+// reportCPU reports the CPU time each group of processes used per
+// completed instance in the window, in µs: where the two cores went.
+func reportCPU(b *testing.B, used map[string]time.Duration, completed int) {
+	if completed == 0 {
+		return
+	}
+	var total time.Duration
+	for name, d := range used {
+		total += d
+		b.ReportMetric(float64(d.Microseconds())/float64(completed), "µs-cpu-"+name+"/inst")
+	}
+	b.ReportMetric(float64(total.Microseconds())/float64(completed), "µs-cpu/inst")
+	b.ReportMetric(total.Seconds()/benchWindow.Seconds(), "cores-busy")
+}
+
 // driveStarts starts instances for benchWindow and returns how many of
 // those completed within the window, read from the store, and how many
 // starts failed.
-func driveStarts(ctx context.Context, b *testing.B, uri string, replicas []*child) (completed, failed int) {
+func driveStarts(ctx context.Context, b *testing.B, uri string, replicas []*child, meter *cpuMeter) (completed, failed int) {
 	body := []byte(`{"definition":"` + benchOneTask + `"}`)
 	var errs, started atomic.Int64
 	var firstErr sync.Once
+	if err := meter.begin(); err != nil {
+		b.Fatalf("reading CPU times: %v", err)
+	}
 	b.ResetTimer()
 	begin := time.Now()
 	end := begin.Add(benchWindow)
@@ -125,7 +152,12 @@ func driveStarts(ctx context.Context, b *testing.B, uri string, replicas []*chil
 	}
 	wg.Wait()
 	b.StopTimer()
+	used, err := meter.used() // before the count, which the store pays for
+	if err != nil {
+		b.Fatalf("reading CPU times: %v", err)
+	}
 	completed = countCompleted(ctx, b, uri, begin, end)
+	reportCPU(b, used, completed)
 	b.Logf("%d instances started, %d completed in the window, %d starts failed", started.Load(), completed, errs.Load())
 	return completed, int(errs.Load())
 }
