@@ -148,10 +148,13 @@ func (s *Store) CreateInstance(ctx context.Context, snap *engine.Snapshot) (*eng
 
 // Commit invalidates every changed instance once the inner store has
 // answered, also after an error: part of the batch may have been stored.
+// A change that creates its instance has nothing to invalidate: no one can
+// have read an instance before it is stored (as for CreateInstance). Most
+// short instances run start to end in that one commit.
 func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
 	keys := make([]stale, 0, len(b.Changes)) // before: the inner store owns the snapshots after
 	for _, ch := range b.Changes {
-		if ch.Snapshot != nil {
+		if ch.Snapshot != nil && !ch.Create {
 			keys = append(keys, s.inst(ch.Snapshot.ID))
 		}
 	}

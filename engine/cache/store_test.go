@@ -123,3 +123,29 @@ func TestInstanceReads(t *testing.T) {
 	require.Equal(t, engine.StatusCompleted, got.Status, "a commit invalidates")
 	require.Equal(t, uint64(1), got.Seq)
 }
+
+// A commit that creates its instance writes nothing to Redis: no one can
+// have read the instance before. A later commit marks it changed.
+func TestCommitCreatingAnInstanceInvalidatesNothing(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	prefix := redistest.Prefix(t)
+	s := open(t, srv, cache.Config{Prefix: prefix}).Store(memstore.New())
+	rdb := srv.Client()
+	defer rdb.Close()
+	ctx := t.Context()
+	key := prefix + "inst:i-1"
+
+	sn := &engine.Snapshot{ID: "i-1", DefinitionID: "order:1", DefinitionKey: "order", Version: 1, ProcessID: "order", Status: engine.StatusRunning}
+	require.NoError(t, s.Commit(ctx, &engine.Batch{Changes: []engine.Change{{Snapshot: sn, Create: true}}}))
+	n, err := rdb.Exists(ctx, key).Result()
+	require.NoError(t, err)
+	require.Zero(t, n, "creating an instance writes no invalidation")
+
+	next := *sn
+	next.Seq, next.Status = 1, engine.StatusCompleted
+	require.NoError(t, s.Commit(ctx, &engine.Batch{Changes: []engine.Change{{Snapshot: &next, PrevSeq: 0}}}))
+	n, err = rdb.Exists(ctx, key).Result()
+	require.NoError(t, err)
+	require.Equal(t, int64(1), n, "a later commit invalidates the instance")
+}
