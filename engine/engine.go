@@ -34,6 +34,7 @@ type Engine struct {
 	cluster    *cluster // the lease manager with Config.Cluster (cluster.go); nil: every partition is this engine's
 
 	defs     *deployments
+	versions *versionRecords // the records default-version starts pick from
 	handlers *handlerRegistry
 	workers  *workerPools
 	messages *messageIndex
@@ -84,6 +85,7 @@ func New(cfg Config) (*Engine, error) {
 	e.progress = newProgressBoard(e)
 	e.timings = newVersionTimings(cfg.Store)
 	e.defs = newDeployments(e)
+	e.versions = newVersionRecords()
 	e.limits = newLimiter(e)
 	e.sched = newScheduler(e)
 	e.workers = newWorkerPools(e)

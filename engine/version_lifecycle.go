@@ -30,8 +30,15 @@ func (e *Engine) DefaultVersion(ctx context.Context, key string) (DefinitionReco
 	if err != nil {
 		return DefinitionRecord{}, fmt.Errorf("definition %q: %w", key, err)
 	}
+	now := e.clock.Now()
 	rec, ok, err := pickDefault(h, func(v int) (DefinitionRecord, bool, error) {
+		if rec, ok := e.versions.get(DefinitionID(key, v), h.Rev, now); ok {
+			return rec, true, nil
+		}
 		rec, err := e.store.Definition(ctx, key, v)
+		if err == nil {
+			e.versions.put(rec, h.Rev, now)
+		}
 		return rec, err == nil, err
 	})
 	if err != nil {
@@ -62,6 +69,7 @@ func (e *Engine) setVersionStatus(ctx context.Context, key string, v int, to Ver
 		return rec, transitionError(rec.ID, rec.Status, to)
 	}
 	saved, err := e.store.SetVersionStatus(ctx, rec.ID, VersionChange{At: e.clock.Now(), By: user, From: rec.Status, To: to})
+	e.versions.forget(rec.ID) // also after an error: the change may have been stored
 	if err != nil {
 		return saved, fmt.Errorf("changing the status of %s (reload and try again): %w", rec.ID, err)
 	}
@@ -97,7 +105,9 @@ func (e *Engine) Rollback(ctx context.Context, key string, v int, user string) (
 // definition version (its id, key:version). Disabling the default hands it
 // over to the version below (fallBackFrom); enabling moves nothing.
 func (e *Engine) SetDefinitionEnabled(ctx context.Context, id string, enabled bool, user string) error {
-	if err := e.store.SetDefinitionEnabled(ctx, id, enabled); err != nil {
+	err := e.store.SetDefinitionEnabled(ctx, id, enabled)
+	e.versions.forget(id) // also after an error: the change may have been stored
+	if err != nil {
 		return err
 	}
 	rec, err := e.store.DefinitionByID(ctx, id)

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -362,4 +363,50 @@ func TestVersionTimerStartFollowsTheDefault(t *testing.T) {
 	require.NoError(t, err)
 	h.advance(time.Hour)
 	require.Equal(t, []int{1, 2}, versions(), "no default: the timers stopped")
+}
+
+// A start keeps the version records it picked from while their head's Rev
+// stands. Another replica's change of a version raises it, so the next start
+// here reads the record again, even when that replica stopped before moving
+// the default (here only the store sees the change).
+func TestVersionChangedElsewhereReachesTheNextStart(t *testing.T) {
+	t.Parallel()
+	h := setup(t)
+	h.deployVersion("one", engine.DeployRequest{})
+	h.deployVersion("two", engine.DeployRequest{})
+	require.Equal(t, 2, h.startedVersion())
+
+	require.NoError(t, h.store.SetDefinitionEnabled(h.ctx, "lc:2", false))
+	require.Equal(t, 1, h.startedVersion(), "v2 is read again: disabled, the start falls back below it")
+	require.NoError(t, h.store.SetDefinitionEnabled(h.ctx, "lc:2", true))
+	require.Equal(t, 2, h.startedVersion())
+
+	_, err := h.store.SetVersionStatus(h.ctx, "lc:2", engine.VersionChange{At: h.clock.Now(), From: engine.VersionActive, To: engine.VersionDeprecated})
+	require.NoError(t, err)
+	require.Equal(t, 1, h.startedVersion(), "v2 is read again: deprecated")
+}
+
+// frozenRevStore never shows a head's Rev raised, as when a replica stopped
+// between changing a version and raising the Rev.
+type frozenRevStore struct{ *memstore.Store }
+
+func (s frozenRevStore) DefinitionHead(ctx context.Context, key string) (engine.DefinitionHead, error) {
+	h, err := s.Store.DefinitionHead(ctx, key)
+	h.Rev = 0
+	return h, err
+}
+
+// Without a raised Rev a version record is still read again within
+// versionRecordTTL (5 s).
+func TestVersionRecordIsReadAgainAfterItsTTL(t *testing.T) {
+	t.Parallel()
+	h := setup(t, withConfig(func(c *engine.Config) { c.Store = frozenRevStore{c.Store.(*memstore.Store)} }))
+	h.deployVersion("one", engine.DeployRequest{})
+	h.deployVersion("two", engine.DeployRequest{})
+	require.Equal(t, 2, h.startedVersion())
+
+	require.NoError(t, h.store.SetDefinitionEnabled(h.ctx, "lc:2", false))
+	require.Equal(t, 2, h.startedVersion(), "the Rev did not move: v2 as read")
+	h.clock.Advance(5 * time.Second)
+	require.Equal(t, 1, h.startedVersion(), "read again after 5 s: disabled")
 }

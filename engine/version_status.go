@@ -83,6 +83,10 @@ type DefinitionHead struct {
 	// default), starts take the highest such version below it.
 	Default  int             `json:"default" bson:"default"`
 	Defaults []DefaultChange `json:"defaultChanges,omitempty" bson:"defaults,omitempty"`
+	// Rev rises after every change of a version's status or enabled flag
+	// (Store.SetVersionStatus, Store.SetDefinitionEnabled): a version record
+	// read at the head's current Rev is still current (versionRecords).
+	Rev int64 `json:"-" bson:"rev,omitempty"`
 }
 
 // DefaultChange is one move of a key's default version.

@@ -126,6 +126,7 @@ func (s *Store) SetVersionStatus(_ context.Context, id string, c engine.VersionC
 	}
 	rec.Status = c.To
 	rec.History = append(slices.Clip(rec.History), c) // readers may hold the old slice
+	s.heads[key].Rev++
 	return *rec, nil
 }
 
@@ -227,6 +228,7 @@ func (s *Store) SetDefinitionEnabled(_ context.Context, id string, enabled bool)
 		return fmt.Errorf("definition %q: %w", id, engine.ErrNotFound)
 	}
 	s.defs[key][version-1].Enabled = enabled
+	s.heads[key].Rev++
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -132,7 +133,7 @@ func (s *Store) SetDefinitionEnabled(ctx context.Context, id string, enabled boo
 	if res.MatchedCount == 0 {
 		return fmt.Errorf("definition %q: %w", id, engine.ErrNotFound)
 	}
-	return nil
+	return s.raiseRev(ctx, id)
 }
 
 func (s *Store) SetVersionStatus(ctx context.Context, id string, c engine.VersionChange) (engine.DefinitionRecord, error) {
@@ -142,6 +143,9 @@ func (s *Store) SetVersionStatus(ctx context.Context, id string, c engine.Versio
 	err := s.defs.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: id}, {Key: "status", Value: c.From}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: c.To}}}, {Key: "$push", Value: bson.D{{Key: "history", Value: c}}}},
 		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&rec)
+	if err == nil {
+		return rec, s.raiseRev(ctx, id)
+	}
 	if !errors.Is(err, mongo.ErrNoDocuments) {
 		return rec, mapErr(err, fmt.Sprintf("definition %q", id))
 	}
@@ -149,6 +153,22 @@ func (s *Store) SetVersionStatus(ctx context.Context, id string, c engine.Versio
 		return rec, err
 	}
 	return rec, fmt.Errorf("definition %s is %s, not %s any more: %w", id, rec.Status, c.From, engine.ErrConflict)
+}
+
+// raiseRev raises the Rev of the head of version id's key after a change of
+// that version, so that every replica reads the version again
+// (engine.DefinitionHead.Rev). It comes after the change: a replica that
+// reads the head before it may cache the version at the old Rev, which this
+// write then outdates.
+func (s *Store) raiseRev(ctx context.Context, id string) error {
+	i := strings.LastIndexByte(id, ':')
+	if i <= 0 {
+		return nil
+	}
+	key := id[:i]
+	defer s.headByKey.Delete(key)
+	_, err := s.heads.UpdateOne(ctx, bson.D{{Key: "_id", Value: key}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "rev", Value: int64(1)}}}})
+	return mapErr(err, "marking the change of "+id+" on its key's head")
 }
 
 func (s *Store) SetDefaultVersion(ctx context.Context, key string, c engine.DefaultChange) error {

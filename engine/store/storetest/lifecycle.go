@@ -39,6 +39,11 @@ func testVersionLifecycle(t *testing.T, s engine.Store) {
 	require.NoError(t, err)
 	require.Equal(t, engine.VersionActive, got.Status)
 	require.Equal(t, []engine.VersionChange{change}, got.History)
+	h = requireRevRaised(t, s, h, "a status change")
+	require.NoError(t, s.SetDefinitionEnabled(c, "order:1", false))
+	h = requireRevRaised(t, s, h, "disabling a version")
+	require.NoError(t, s.SetDefinitionEnabled(c, "order:1", true))
+	requireRevRaised(t, s, h, "enabling a version")
 	_, err = s.SetVersionStatus(c, "order:2", change)
 	require.ErrorIs(t, err, engine.ErrConflict, "the version is no longer a draft")
 	_, err = s.SetVersionStatus(c, "order:9", change)
@@ -75,4 +80,14 @@ func testVersionLifecycle(t *testing.T, s engine.Store) {
 	require.Len(t, heads, 2)
 	require.Equal(t, "invoice", heads[0].Key)
 	require.Equal(t, 1, heads[1].Default)
+}
+
+// requireRevRaised reads the head of before's key and checks that what
+// changed a version raised its Rev (engine.DefinitionHead.Rev).
+func requireRevRaised(t *testing.T, s engine.Store, before engine.DefinitionHead, what string) engine.DefinitionHead {
+	t.Helper()
+	h, err := s.DefinitionHead(ctx(t), before.Key)
+	require.NoError(t, err)
+	require.Greater(t, h.Rev, before.Rev, "%s raises the head's Rev", what)
+	return h
 }
