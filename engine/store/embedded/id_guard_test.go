@@ -26,6 +26,14 @@ var guardFilters = []bson.D{
 		bson.D{{Key: "epoch", Value: bson.D{{Key: "$lte", Value: int64(2)}}}},
 		bson.D{{Key: "epoch", Value: bson.D{{Key: "$exists", Value: false}}}},
 	}}},
+	{{Key: "name", Value: bson.D{{Key: "$in", Value: bson.A{"a", "c"}}}}, {Key: "$or", Value: bson.A{ // a fenced dead-letter move
+		bson.D{{Key: "epoch", Value: bson.D{{Key: "$lte", Value: int64(3)}}}},
+		bson.D{{Key: "epoch", Value: bson.D{{Key: "$exists", Value: false}}}},
+	}}},
+	{{Key: "name", Value: bson.D{{Key: "$in", Value: bson.A{"a", "b"}}}}, {Key: "$or", Value: bson.A{
+		bson.D{{Key: "epoch", Value: bson.D{{Key: "$lte", Value: int64(2)}}}},
+		bson.D{{Key: "epoch", Value: bson.D{{Key: "$exists", Value: false}}}},
+	}}},
 	{{Key: "$and", Value: bson.A{
 		bson.D{{Key: "seq", Value: bson.D{{Key: "$gte", Value: 7}}}},
 		bson.D{{Key: "seq", Value: bson.D{{Key: "$lt", Value: 8}}}},

@@ -47,10 +47,21 @@ func timeRange(from, to time.Time) bson.D {
 	return r
 }
 
+// letterDoc is a dead letter as stored: with the epoch of the partition's
+// owner that wrote it, in a cluster (fencedUpsert). Reads decode the
+// engine.DeadLetter alone.
+type letterDoc struct {
+	engine.DeadLetter `bson:",inline"`
+	Epoch             int64 `bson:"epoch,omitempty"`
+}
+
 // letterUpdate is the write that applies u as engine.DeadLetter.Apply does:
 // one document, guarded by the statuses the transition may follow, so it is
-// atomic without a transaction and a repeated redo changes nothing.
-func letterUpdate(u engine.DeadLetterUpdate) mongo.WriteModel {
+// atomic without a transaction and a repeated redo changes nothing. Fenced
+// at epoch (0: not fenced), it moves the letter only while that was written
+// at an epoch no newer, and stamps epoch on it: a late move by a replica
+// that lost the partition meets nothing, like a late upsert (fencedUpsert).
+func letterUpdate(u engine.DeadLetterUpdate, epoch int64) mongo.WriteModel {
 	tr := u.DeadLetterTransition
 	set := bson.D{{Key: "status", Value: tr.Status}}
 	push := bson.D{{Key: "history", Value: tr}}
@@ -63,8 +74,12 @@ func letterUpdate(u engine.DeadLetterUpdate) mongo.WriteModel {
 		push = append(push, bson.E{Key: "errors", Value: tr.Error})
 		update = append(update, bson.E{Key: "$inc", Value: bson.D{{Key: "attempts", Value: tr.Attempts}}})
 	}
-	update = append(update, bson.E{Key: "$set", Value: set}, bson.E{Key: "$push", Value: push})
 	filter := bson.D{{Key: "_id", Value: u.ID}, {Key: "status", Value: bson.D{{Key: "$in", Value: tr.Status.From()}}}}
+	if epoch != 0 {
+		set = append(set, bson.E{Key: "epoch", Value: epoch})
+		filter = append(filter, notNewerThan(epoch))
+	}
+	update = append(update, bson.E{Key: "$set", Value: set}, bson.E{Key: "$push", Value: push})
 	return mongo.NewUpdateOneModel().SetFilter(filter).SetUpdate(update)
 }
 

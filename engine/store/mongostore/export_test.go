@@ -27,9 +27,13 @@ func (s *Store) FailAfterEvents(ctx context.Context, b *engine.Batch) error {
 // WriteTasks writes tasks' inbox records as a commit fenced at epoch (0:
 // not fenced) writes them after its snapshot.
 func (s *Store) WriteTasks(ctx context.Context, epoch int64, tasks ...engine.Task) error {
-	var r redo
-	for _, t := range tasks {
-		r.Tasks = append(r.Tasks, taskDoc{Task: t, DueSort: noDue})
-	}
-	return s.writeProjections(ctx, r.taskModels(epoch), nil, nil)
+	return s.WriteRecords(ctx, epoch, engine.Change{Tasks: tasks})
+}
+
+// WriteRecords writes the task, incident and dead-letter records of c, and
+// moves its dead letters, as a commit fenced at epoch (0: not fenced) does
+// after its snapshot.
+func (s *Store) WriteRecords(ctx context.Context, epoch int64, c engine.Change) error {
+	r := redoOf(c, true)
+	return s.writeProjections(ctx, r.taskModels(epoch), r.incidentModels(epoch), r.letterModels(epoch))
 }

@@ -23,6 +23,14 @@ type taskDoc struct {
 	Epoch       int64     `bson:"epoch,omitempty"` // of the partition's owner that wrote it, in a cluster (fencedUpsert)
 }
 
+// incidentDoc is an incident as stored: with the epoch of the partition's
+// owner that wrote it, in a cluster (fencedUpsert). Reads decode the
+// engine.Incident alone.
+type incidentDoc struct {
+	engine.Incident `bson:",inline"`
+	Epoch           int64 `bson:"epoch,omitempty"`
+}
+
 var (
 	taskSort      = bson.D{{Key: "priority", Value: -1}, {Key: "due_sort", Value: 1}, {Key: "_id", Value: 1}}
 	taskSortByDue = bson.D{{Key: "due_sort", Value: 1}, {Key: "priority", Value: -1}, {Key: "_id", Value: 1}}

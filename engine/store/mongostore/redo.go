@@ -123,27 +123,38 @@ func fencedUpsert(id string, doc any, epoch int64) mongo.WriteModel {
 	if epoch == 0 {
 		return upsertModel(id, doc)
 	}
-	return mongo.NewReplaceOneModel().SetFilter(bson.D{{Key: "_id", Value: id}, {Key: "$or", Value: bson.A{
-		bson.D{{Key: "epoch", Value: bson.D{{Key: "$lte", Value: epoch}}}},
-		bson.D{{Key: "epoch", Value: bson.D{{Key: "$exists", Value: false}}}},
-	}}}).SetReplacement(doc).SetUpsert(true)
+	return mongo.NewReplaceOneModel().SetFilter(bson.D{{Key: "_id", Value: id}, notNewerThan(epoch)}).SetReplacement(doc).SetUpsert(true)
 }
 
-func (r redo) incidentModels() []mongo.WriteModel {
+// notNewerThan is the filter element that holds for a document written at
+// an epoch no newer than epoch; one written unfenced (no epoch) counts as
+// older.
+func notNewerThan(epoch int64) bson.E {
+	return bson.E{Key: "$or", Value: bson.A{
+		bson.D{{Key: "epoch", Value: bson.D{{Key: "$lte", Value: epoch}}}},
+		bson.D{{Key: "epoch", Value: bson.D{{Key: "$exists", Value: false}}}},
+	}}
+}
+
+// incidentModels upserts the incident records, fenced at epoch (0: not
+// fenced) as fencedUpsert says.
+func (r redo) incidentModels(epoch int64) []mongo.WriteModel {
 	out := make([]mongo.WriteModel, len(r.Incidents))
 	for i, inc := range r.Incidents {
-		out[i] = upsertModel(inc.ID, inc)
+		out[i] = fencedUpsert(inc.ID, incidentDoc{Incident: inc, Epoch: epoch}, epoch)
 	}
 	return out
 }
 
-func (r redo) letterModels() []mongo.WriteModel {
+// letterModels upserts and moves the dead letters, fenced at epoch (0: not
+// fenced): the upserts as fencedUpsert says, the moves as letterUpdate does.
+func (r redo) letterModels(epoch int64) []mongo.WriteModel {
 	out := make([]mongo.WriteModel, 0, len(r.DeadLetters)+len(r.LetterUpdates))
 	for _, d := range r.DeadLetters {
-		out = append(out, upsertModel(d.ID, d))
+		out = append(out, fencedUpsert(d.ID, letterDoc{DeadLetter: d, Epoch: epoch}, epoch))
 	}
 	for _, u := range r.LetterUpdates { // after the upserts: a letter may be made and moved in one commit
-		out = append(out, letterUpdate(engine.DeadLetterUpdate(u)))
+		out = append(out, letterUpdate(engine.DeadLetterUpdate(u), epoch))
 	}
 	return out
 }

@@ -493,7 +493,7 @@ func (s *Store) recoverEach(ctx context.Context, filter bson.D, projections bool
 			return fmt.Errorf("recovering events of %s: %w", snap.ID, err)
 		}
 		if projections {
-			if err := s.writeProjections(ctx, r.taskModels(snap.Epoch), r.incidentModels(), r.letterModels()); err != nil {
+			if err := s.writeProjections(ctx, r.taskModels(snap.Epoch), r.incidentModels(snap.Epoch), r.letterModels(snap.Epoch)); err != nil {
 				return fmt.Errorf("recovering the tasks and incidents of %s: %w", snap.ID, err)
 			}
 		}
@@ -553,7 +553,7 @@ func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
 	)
 	for _, r := range committed {
 		events = append(events, r.eventBatches()...)
-		tasks, incs, letters = append(tasks, r.taskModels(m.epoch)...), append(incs, r.incidentModels()...), append(letters, r.letterModels()...)
+		tasks, incs, letters = append(tasks, r.taskModels(m.epoch)...), append(incs, r.incidentModels(m.epoch)...), append(letters, r.letterModels(m.epoch)...)
 	}
 	if err := s.appendEvents(ctx, events); err != nil {
 		s.dirty.Store(true) // stored snapshots wait for these writes: recovery must redo them
@@ -682,10 +682,7 @@ func guard(c engine.Change, m commitMode) bson.D {
 	}
 	g := bson.D{{Key: "_id", Value: c.Snapshot.ID}, {Key: "seq", Value: c.PrevSeq}}
 	if m.epoch != 0 {
-		g = append(g, bson.E{Key: "$or", Value: bson.A{
-			bson.D{{Key: "epoch", Value: bson.D{{Key: "$lte", Value: m.epoch}}}},
-			bson.D{{Key: "epoch", Value: bson.D{{Key: "$exists", Value: false}}}},
-		}})
+		g = append(g, notNewerThan(m.epoch))
 	}
 	return g
 }
