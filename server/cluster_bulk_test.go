@@ -79,9 +79,9 @@ func openIncidents(t *testing.T, q engine.Queries, ids []string) int {
 	return n
 }
 
-// TestClusterBulkAcrossPartitions: a bulk incident retry and a bulk
-// dead-letter replay sent to one replica act on the items of both, each
-// on its partition's owner, and answer as one server does: every item
+// TestClusterBulkAcrossPartitions: a bulk incident retry, a bulk
+// dead-letter replay and a bulk discard sent to one replica act on the
+// items of both, each on its partition's owner, and answer as one server does: every item
 // done, none failed. A part a peer sends whose partition is not held
 // where it arrives fails each item with a clear message (one hop only).
 func TestClusterBulkAcrossPartitions(t *testing.T) {
@@ -108,6 +108,16 @@ func TestClusterBulkAcrossPartitions(t *testing.T) {
 		require.Len(t, letters, 1)
 		require.Equal(t, engine.DeadLetterReplaying, letters[0].Status)
 		require.Equal(t, "olga", letters[0].History[len(letters[0].History)-1].By, "who replayed it is kept on the owner")
+	}
+
+	lost := append(a.failJobs(t, 1, "lost"), b.failJobs(t, 1, "lost")...)
+	res = a.bulkOn(t, "/api/v1/dead-letters/discard", `{"error":"lost"}`)
+	res.requireAllDone(t, 2)
+	for _, id := range lost {
+		letters, err := shared.DeadLetters(context.Background(), engine.DeadLetterFilter{InstanceID: id})
+		require.NoError(t, err)
+		require.Len(t, letters, 1)
+		require.Equal(t, engine.DeadLetterDiscarded, letters[0].Status, "each letter was discarded by its owner")
 	}
 
 	// A part sent to a replica that does not hold its items goes no
