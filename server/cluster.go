@@ -16,8 +16,8 @@ func leaseTTL(p *cluster.Peers) time.Duration {
 	return p.LeaseTTL()
 }
 
-// jobPeers is p as the API's JobPeers: a nil interface when p is nil.
-func jobPeers(p *cluster.Peers) api.JobPeers {
+// apiPeers is p as the API's Peers: a nil interface when p is nil.
+func apiPeers(p *cluster.Peers) api.Peers {
 	if p == nil {
 		return nil
 	}

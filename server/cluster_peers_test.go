@@ -135,7 +135,7 @@ func TestPeersFetchAndLock(t *testing.T) {
 func TestClusterInternalRoutesNeedSecret(t *testing.T) {
 	t.Parallel()
 	a, _ := twoReplicas(t, "s3cret")
-	for _, path := range []string{"/internal/v1/correlate", "/internal/v1/signal", "/internal/v1/fetch-and-lock"} {
+	for _, path := range []string{"/internal/v1/correlate", "/internal/v1/signal", "/internal/v1/fetch-and-lock", "/internal/v1/bulk"} {
 		for _, secret := range []string{"", "wrong"} {
 			resp, body := send(t, "http://"+a.addr+path, `{}`, map[string]string{cluster.SecretHeader: secret})
 			require.Equal(t, http.StatusForbidden, resp.StatusCode, "%s with secret %q: %s", path, secret, body)

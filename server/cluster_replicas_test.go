@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -114,6 +115,13 @@ func TestClusterReplicasAnswerForEachOther(t *testing.T) {
 // lag is 250 ms.
 func spreadReplicas(t *testing.T, shared *memstore.Store) (a, b *replica) {
 	t.Helper()
+	return spreadReplicasAdvertising(t, shared, "")
+}
+
+// spreadReplicasAdvertising is spreadReplicas with b telling the others it
+// answers at addrB (its listen address when "").
+func spreadReplicasAdvertising(t *testing.T, shared *memstore.Store, addrB string) (a, b *replica) {
+	t.Helper()
 	lnA, lnB := listen(t), listen(t)
 	inCluster := func(id, addr string) func(*engine.Config) {
 		return func(c *engine.Config) {
@@ -125,7 +133,7 @@ func spreadReplicas(t *testing.T, shared *memstore.Store) (a, b *replica) {
 		}
 	}
 	a = startReplica(t, "a", lnA, shared, "", nil, inCluster("a", lnA.Addr().String()))
-	b = startReplica(t, "b", lnB, shared, "", nil, inCluster("b", lnB.Addr().String()))
+	b = startReplica(t, "b", lnB, shared, "", nil, inCluster("b", cmp.Or(addrB, lnB.Addr().String())))
 	require.Eventually(t, func() bool {
 		return len(a.cluster(t).Held) == 4 && len(b.cluster(t).Held) == 4
 	}, 20*time.Second, 20*time.Millisecond, "the partitions spread over both replicas")

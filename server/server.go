@@ -145,7 +145,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.api, err = api.New(api.Config{
 		Engine: s.eng, Tasks: s.tasks, Inbox: s.inbox, Logger: s.log,
-		RequestTimeout: cfg.RequestTimeout, EventRoles: cfg.EventRoles, Peers: jobPeers(cfg.Peers),
+		RequestTimeout: cfg.RequestTimeout, EventRoles: cfg.EventRoles, Peers: apiPeers(cfg.Peers),
 		Cluster: cfg.Engine, LeaseTTL: leaseTTL(cfg.Peers),
 	}); err != nil {
 		s.Close()
@@ -172,7 +172,7 @@ func (s *Server) routes() {
 
 	s.api.HookRoutes(s.app) // the token is the credential: before authentication
 	if s.cfg.Peers != nil {
-		s.cfg.Peers.Routes(s.app, s.eng, s.cfg.RequestTimeout) // the cluster secret is the credential
+		s.cfg.Peers.Routes(s.app, s.eng, s.api, s.cfg.RequestTimeout) // the cluster secret is the credential
 	}
 	s.identityRoutes()
 	s.api.Routes(s.app.Group("/api/v1"))

@@ -43,8 +43,9 @@ type Config struct {
 	// EventRoles may send messages and signals (admins always).
 	EventRoles []string
 	// Peers are the other replicas of a cluster, asked for the external
-	// jobs this one lacks; nil: the server runs alone.
-	Peers JobPeers
+	// jobs this one lacks and for the bulk items they hold; nil: the
+	// server runs alone.
+	Peers Peers
 	// Cluster is the view of the replicas and partitions (required);
 	// LeaseTTL is the cluster's lease TTL, how old a live replica's
 	// heartbeat may be.
@@ -52,10 +53,14 @@ type Config struct {
 	LeaseTTL time.Duration
 }
 
-// JobPeers locks external jobs on the other replicas of a cluster
-// (cluster.Peers): each locks only the jobs of its own partitions.
-type JobPeers interface {
+// Peers are the other replicas of a cluster (cluster.Peers). Each locks
+// only the external jobs of its own partitions, and runs only the items of
+// a bulk operation its partitions hold.
+type Peers interface {
 	FetchAndLock(ctx context.Context, typ, worker string, max int, lock time.Duration) []engine.ExternalJob
+	// Bulk runs order on owner, whose partitions hold its items, and
+	// returns owner's answer (Done and Failed).
+	Bulk(ctx context.Context, owner engine.Replica, order BulkOrder) (BulkResult, error)
 }
 
 // Service holds the REST handlers.

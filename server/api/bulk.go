@@ -1,6 +1,8 @@
 package api
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/workflowpp/wfpp/engine"
@@ -22,37 +24,33 @@ type bulkBody struct {
 	Variables  map[string]any `json:"variables"` // merged into each instance first
 }
 
-// bulkResult answers a bulk request: how many matched, how many were acted
+// BulkResult answers a bulk request: how many matched, how many were acted
 // on, and each one that failed with why.
-type bulkResult struct {
+type BulkResult struct {
 	DryRun  bool         `json:"dryRun"`
 	Matched int          `json:"matched"`
 	Done    int          `json:"done"`
-	Failed  []bulkFailed `json:"failed"`
+	Failed  []BulkFailed `json:"failed"`
 	IDs     []string     `json:"ids,omitempty"` // the first matched, for dead letters
 }
 
-type bulkFailed struct {
+// BulkFailed is an item of a bulk request that failed, with the error code
+// and message it would have alone.
+type BulkFailed struct {
 	ID    string `json:"id"`
 	Code  string `json:"code"`
 	Error string `json:"error"`
 }
 
-// bulk runs do on the first BulkMax of items (none on a dry run) and says
-// how it went; do returns the item's id and what became of it.
-func bulk[T any](dryRun bool, items []T, do func(T) (string, error)) bulkResult {
-	res := bulkResult{DryRun: dryRun, Matched: len(items), Failed: []bulkFailed{}}
+// bulk runs o on its first BulkMax items (none on a dry run) and says how
+// it went; every item matched.
+func (s *Service) bulk(ctx context.Context, dryRun bool, o BulkOrder) BulkResult {
+	res := BulkResult{DryRun: dryRun, Matched: len(o.Items), Failed: []BulkFailed{}}
 	if dryRun {
 		return res
 	}
-	for _, it := range items[:min(len(items), BulkMax)] {
-		if id, err := do(it); err != nil {
-			e := Classify(err)
-			res.Failed = append(res.Failed, bulkFailed{ID: id, Code: e.Code, Error: e.Message})
-			continue
-		}
-		res.Done++
-	}
+	o.Items = o.Items[:min(len(o.Items), BulkMax)]
+	res.Done, res.Failed = s.runBulk(ctx, o, "")
 	return res
 }
 
@@ -77,16 +75,13 @@ func (s *Service) retryIncidents(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var ids []engine.Incident
+	o := BulkOrder{Action: BulkRetry, Variables: b.Variables, User: ActorOf(c).Name}
 	for _, i := range open {
 		if b.matches(i.InstanceID, i.Definition, i.ElementID) && (b.Kind == "" || b.Kind == i.Kind) {
-			ids = append(ids, i)
+			o.Items = append(o.Items, BulkItem{ID: i.ID, Instance: i.InstanceID})
 		}
 	}
-	res := bulk(b.DryRun, ids, func(i engine.Incident) (string, error) {
-		_, err := s.eng.ResolveIncident(ctx, i.InstanceID, i.ID, b.Variables)
-		return i.ID, err
-	})
+	res := s.bulk(ctx, b.DryRun, o)
 	s.log.Info("incidents retried", "matched", res.Matched, "done", res.Done, "failed", len(res.Failed), "dry_run", b.DryRun,
 		"user", ActorOf(c).Name, "correlation_id", CorrelationID(c))
 	return c.JSON(res)

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -101,9 +100,9 @@ type purgeLettersBody struct {
 
 var pendingOnly = []engine.DeadLetterStatus{engine.DeadLetterPending}
 
-// bulkLetters runs do on the first BulkMax pending letters sel selects
-// (none on a dry run) and says how it went.
-func (s *Service) bulkLetters(c *fiber.Ctx, what string, sel letterSelection, dryRun bool, do func(context.Context, engine.DeadLetter) error) error {
+// bulkLetters runs o on the first BulkMax pending letters sel selects (none
+// on a dry run) and says how it went.
+func (s *Service) bulkLetters(c *fiber.Ctx, what string, sel letterSelection, dryRun bool, o BulkOrder) error {
 	f, err := sel.filter("field \"status\"", pendingOnly)
 	if err != nil {
 		return err
@@ -122,7 +121,10 @@ func (s *Service) bulkLetters(c *fiber.Ctx, what string, sel letterSelection, dr
 	if err != nil {
 		return err
 	}
-	res := bulk(dryRun, letters, func(d engine.DeadLetter) (string, error) { return d.ID, do(ctx, d) })
+	for _, d := range letters {
+		o.Items = append(o.Items, BulkItem{ID: d.ID, Instance: d.InstanceID})
+	}
+	res := s.bulk(ctx, dryRun, o)
 	res.Matched = count
 	for _, d := range letters[:min(len(letters), engine.DeadLetterSample)] {
 		res.IDs = append(res.IDs, d.ID)
@@ -140,11 +142,7 @@ func (s *Service) ReplayDeadLetters(c *fiber.Ctx) error {
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	user := ActorOf(c).Name
-	return s.bulkLetters(c, "replayed", b.letterSelection, b.DryRun, func(ctx context.Context, d engine.DeadLetter) error {
-		_, _, err := s.eng.ReplayDeadLetter(ctx, d.ID, user, b.Variables)
-		return err
-	})
+	return s.bulkLetters(c, "replayed", b.letterSelection, b.DryRun, BulkOrder{Action: BulkReplay, Variables: b.Variables, User: ActorOf(c).Name})
 }
 
 // DiscardDeadLetters is POST /api/v1/dead-letters/discard: discards every
@@ -155,11 +153,7 @@ func (s *Service) DiscardDeadLetters(c *fiber.Ctx) error {
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	user := ActorOf(c).Name
-	return s.bulkLetters(c, "discarded", b.letterSelection, b.DryRun, func(ctx context.Context, d engine.DeadLetter) error {
-		_, err := s.eng.DiscardDeadLetter(ctx, d.ID, user)
-		return err
-	})
+	return s.bulkLetters(c, "discarded", b.letterSelection, b.DryRun, BulkOrder{Action: BulkDiscard, User: ActorOf(c).Name})
 }
 
 // PurgeDeadLetters is POST /api/v1/dead-letters/purge {"olderThan", ...}:

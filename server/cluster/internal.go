@@ -17,6 +17,7 @@ const (
 	pathCorrelate    = "/internal/v1/correlate"
 	pathSignal       = "/internal/v1/signal"
 	pathFetchAndLock = "/internal/v1/fetch-and-lock"
+	pathBulk         = "/internal/v1/bulk"
 )
 
 // Local is what the internal routes ask of this replica's engine: its own
@@ -25,6 +26,18 @@ type Local interface {
 	CorrelateHere(ctx context.Context, m engine.Message) (int, error)
 	SignalHere(ctx context.Context, name string, vars map[string]any) (int, error)
 	FetchAndLock(ctx context.Context, typ, worker string, max int, lock time.Duration) ([]engine.ExternalJob, error)
+}
+
+// Bulker runs the part of a bulk operation another replica sent: the API's
+// BulkHere, on this replica's partitions only.
+type Bulker interface {
+	BulkHere(ctx context.Context, o api.BulkOrder, from string) (api.BulkResult, error)
+}
+
+// bulkBody is a part of a bulk operation and the replica that sends it.
+type bulkBody struct {
+	api.BulkOrder
+	From string `json:"from"`
 }
 
 type signalBody struct {
@@ -46,8 +59,9 @@ type countAnswer struct {
 }
 
 // Routes registers the internal routes the peers call on app, each behind
-// the cluster secret (Trusted); every call waits up to timeout for local.
-func (p *Peers) Routes(app fiber.Router, local Local, timeout time.Duration) {
+// the cluster secret (Trusted); every call waits up to timeout for local
+// or bulk.
+func (p *Peers) Routes(app fiber.Router, local Local, bulk Bulker, timeout time.Duration) {
 	guard := func(c *fiber.Ctx) error {
 		if !p.Trusted(c) {
 			return api.Forbidden("internal cluster route: send " + SecretHeader + " with the cluster secret (WFPP_CLUSTER_SECRET); without a secret only loopback callers are answered")
@@ -101,6 +115,19 @@ func (p *Peers) Routes(app fiber.Router, local Local, timeout time.Duration) {
 			jobs = []engine.ExternalJob{}
 		}
 		return c.Status(http.StatusOK).JSON(fiber.Map{"items": jobs})
+	})
+	app.Post(pathBulk, guard, func(c *fiber.Ctx) error {
+		var b bulkBody
+		if err := api.Decode(c, &b); err != nil {
+			return err
+		}
+		ctx, cancel := ctx(c)
+		defer cancel()
+		res, err := bulk.BulkHere(ctx, b.BulkOrder, b.From)
+		if err != nil {
+			return err
+		}
+		return c.JSON(res)
 	})
 }
 

@@ -76,6 +76,10 @@ func (c Config) validate() error {
 type Peers struct {
 	cfg    Config
 	client *http.Client
+	// bulk waits as long as the caller's context: a part of a bulk
+	// operation runs up to BulkMax commands on its owner, which the
+	// request's own timeout bounds.
+	bulk *http.Client
 }
 
 var _ engine.Peers = (*Peers)(nil)
@@ -86,7 +90,7 @@ func New(cfg Config) (*Peers, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &Peers{cfg: cfg, client: &http.Client{Timeout: cfg.Timeout}}, nil
+	return &Peers{cfg: cfg, client: &http.Client{Timeout: cfg.Timeout}, bulk: &http.Client{}}, nil
 }
 
 // Self is this replica's id.
@@ -96,7 +100,10 @@ func (p *Peers) Self() string { return p.cfg.Self }
 func (p *Peers) LeaseTTL() time.Duration { return p.cfg.LeaseTTL }
 
 // Close closes the connections kept open to the peers.
-func (p *Peers) Close() { p.client.CloseIdleConnections() }
+func (p *Peers) Close() {
+	p.client.CloseIdleConnections()
+	p.bulk.CloseIdleConnections()
+}
 
 // live lists the replicas other than this one whose heartbeat is younger
 // than the lease TTL.
@@ -189,8 +196,22 @@ func (p *Peers) FetchAndLock(ctx context.Context, typ, worker string, max int, l
 	return jobs
 }
 
+// Bulk runs the part of a bulk operation whose items owner holds on owner
+// (its internal bulk route, which runs them there and asks nobody else)
+// and returns owner's answer.
+func (p *Peers) Bulk(ctx context.Context, owner engine.Replica, order api.BulkOrder) (api.BulkResult, error) {
+	var out api.BulkResult
+	err := p.postWith(ctx, p.bulk, owner, pathBulk, bulkBody{BulkOrder: order, From: p.cfg.Self}, &out)
+	return out, err
+}
+
 // post sends body to path on replica r and decodes its answer into out.
 func (p *Peers) post(ctx context.Context, r engine.Replica, path string, body, out any) error {
+	return p.postWith(ctx, p.client, r, path, body, out)
+}
+
+// postWith is post through client.
+func (p *Peers) postWith(ctx context.Context, client *http.Client, r engine.Replica, path string, body, out any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
@@ -203,7 +224,7 @@ func (p *Peers) post(ctx context.Context, r engine.Replica, path string, body, o
 	if p.cfg.Secret != "" {
 		req.Header.Set(SecretHeader, p.cfg.Secret)
 	}
-	resp, err := p.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return fmt.Errorf("replica %s at %s did not answer (%w): %w", r.ID, r.Address, err, engine.ErrUnavailable)
 	}
