@@ -33,3 +33,7 @@ func (s *Store) WriteTasks(ctx context.Context, epoch int64, tasks ...engine.Tas
 	}
 	return s.writeProjections(ctx, r.taskModels(epoch), nil, nil)
 }
+
+// AfterNewInsert has fn run between the insert of new instances and the
+// check of their partitions' leases (storetest.NewInsertHook).
+func (s *Store) AfterNewInsert(fn func()) { s.newInserted = fn }
