@@ -304,6 +304,29 @@ func TestClusterFencedCommitDropsPartition(t *testing.T) {
 	require.Equal(t, task.ID, openTaskOf(t, st, snap.ID).ID, "the task is still open")
 }
 
+// TestClusterRefusedStartGoesToNewOwner: a start whose partition another
+// replica took over is refused by the store (nothing stored); the replica
+// drops that partition at once and names the new owner, so the start is
+// made there.
+func TestClusterRefusedStartGoesToNewOwner(t *testing.T) {
+	st := memstore.New()
+	a := startReplica(t, st, "a", time.Hour) // no renewal during the test: only the start learns of the loss
+	deployOn(t, a, callBPMN(clusterWaiter))
+	for p := range engine.ClusterPartitionsDefault {
+		steal(t, st, p, "intruder", "intruder.local:8080")
+	}
+
+	_, _, err := a.e.Start(context.Background(), engine.StartRequest{Definition: "waiter", RequestID: "req-1"})
+	var notOwner *engine.NotOwnerError
+	require.ErrorAs(t, err, &notOwner)
+	require.Equal(t, "intruder.local:8080", notOwner.Address)
+	require.NotContains(t, a.held(t), notOwner.Partition, "the refused start drops its partition")
+	require.Len(t, a.held(t), engine.ClusterPartitionsDefault-1, "and only that one")
+	list, _, err := st.Instances(context.Background(), engine.InstanceFilter{})
+	require.NoError(t, err)
+	require.Empty(t, list, "nothing stored")
+}
+
 func TestClusterCloseHandsPartitionsBack(t *testing.T) {
 	st := memstore.New()
 	a := startReplica(t, st, "a", leaseTTL)
