@@ -434,7 +434,7 @@ type createLog struct {
 func (c *createLog) Commit(ctx context.Context, b *engine.Batch) error {
 	if slices.ContainsFunc(b.Changes, func(ch engine.Change) bool { return ch.Create }) {
 		c.mu.Lock()
-		c.fresh = append(c.fresh, b.LeaseFresh)
+		c.fresh = append(c.fresh, b.LeaseFresh != nil && b.LeaseFresh())
 		c.mu.Unlock()
 	}
 	return c.Store.Commit(ctx, b)

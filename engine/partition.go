@@ -256,7 +256,7 @@ func (p *partition) leaseFresh() bool {
 func (p *partition) commit(ctx context.Context) {
 	defer p.reset()
 	if len(p.touched) > 0 {
-		b := &Batch{Changes: make([]Change, 0, len(p.touched)), Epoch: p.roundEpoch, LeaseFresh: p.leaseFresh()}
+		b := &Batch{Changes: make([]Change, 0, len(p.touched)), Epoch: p.roundEpoch, LeaseFresh: p.leaseFresh}
 		for _, inst := range p.touched {
 			b.Changes = append(b.Changes, inst.change())
 		}

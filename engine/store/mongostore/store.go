@@ -731,9 +731,9 @@ type snapshotDoc struct {
 // commitMode is how Commit writes one batch.
 type commitMode struct {
 	epoch int64 // Batch.Epoch; 0: not fenced
-	// leaseFresh: Batch.LeaseFresh, new instances need no check of their
-	// partition's lease (checkCreates).
-	leaseFresh bool
+	// leaseFresh is Batch.LeaseFresh: while it holds, new instances need no
+	// check of their partition's lease (checkCreates).
+	leaseFresh func() bool
 	// single: the single writer's shortcuts, events first and no guard; never
 	// for a fenced batch, whose guard is what fences it.
 	single bool

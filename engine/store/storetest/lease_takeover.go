@@ -97,7 +97,10 @@ func testCreateDuringTakeover(t *testing.T, s LeaseStore) {
 				sn.RequestID = "req-" + id
 				_, err = s.CreateInstance(c, sn)
 			} else {
-				err = s.Commit(c, &engine.Batch{Epoch: old.Epoch, Changes: []engine.Change{{Snapshot: sn, Create: true}}})
+				// Fresh, as the engine's clock tells it, while no other
+				// replica can have taken the partition.
+				fresh := func() bool { return taken.Epoch == 0 }
+				err = s.Commit(c, &engine.Batch{Epoch: old.Epoch, LeaseFresh: fresh, Changes: []engine.Change{{Snapshot: sn, Create: true}}})
 			}
 			if hooked {
 				hook.AfterNewInsert(nil)
