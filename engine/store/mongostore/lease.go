@@ -189,10 +189,10 @@ func (s *Store) UnfinishedIn(ctx context.Context, p int, fn func(*engine.Snapsho
 //     owner's fence stamped one first, which that owner then runs.
 //
 // Either way no instance is acknowledged that no replica runs. Until its
-// writer settles it, an instance below the epoch its partition was fenced
-// at belongs to nobody: UnfinishedIn leaves it out, so that a new owner
-// never holds a copy the withdrawal then removes, and a repeated request
-// waits for it (claimed).
+// writer settles it, an unfinished instance below the epoch of its
+// partition's lease belongs to nobody: UnfinishedIn leaves it out, so that
+// a new owner never holds a copy the withdrawal then removes, and a
+// repeated request waits for it (claimed).
 
 // movedOn returns those of partitions parts whose lease is at an epoch
 // newer than epoch.
