@@ -376,6 +376,21 @@ func (c *cluster) fenced(p *partition, epoch int64) {
 	}
 }
 
+// refusedNew is a new instance the store refused (ErrFenced: nothing of it
+// is stored) as its partition is another replica's now: this replica drops
+// the partition, not to place more starts there until its renewal finds
+// out, and the start goes to the new owner (a NotOwnerError).
+func (c *cluster) refusedNew(ctx context.Context, snap *Snapshot) error {
+	c.mu.Lock()
+	l, ok := c.held[snap.Partition]
+	c.mu.Unlock()
+	if ok && l.Epoch == snap.Epoch {
+		c.e.cfg.Logger.Warn("partition lease taken by another replica", "partition", l.Partition, "epoch", l.Epoch)
+		c.lose(l)
+	}
+	return c.e.notOwner(ctx, snap.Partition)
+}
+
 // handBack releases partitions (over this replica's share, or all at
 // close) so that other replicas take them at once.
 func (c *cluster) handBack(ctx context.Context, ids []int) {

@@ -304,6 +304,107 @@ func TestClusterFencedCommitDropsPartition(t *testing.T) {
 	require.Equal(t, task.ID, openTaskOf(t, st, snap.ID).ID, "the task is still open")
 }
 
+// TestClusterRefusedStartGoesToNewOwner: a start whose partition another
+// replica took over is refused by the store (nothing stored); the replica
+// drops that partition at once and names the new owner, so the start is
+// made there.
+func TestClusterRefusedStartGoesToNewOwner(t *testing.T) {
+	st := memstore.New()
+	a := startReplica(t, st, "a", time.Hour) // no renewal during the test: only the start learns of the loss
+	deployOn(t, a, callBPMN(clusterWaiter))
+	for p := range engine.ClusterPartitionsDefault {
+		steal(t, st, p, "intruder", "intruder.local:8080")
+	}
+
+	_, _, err := a.e.Start(context.Background(), engine.StartRequest{Definition: "waiter", RequestID: "req-1"})
+	var notOwner *engine.NotOwnerError
+	require.ErrorAs(t, err, &notOwner)
+	require.Equal(t, "intruder.local:8080", notOwner.Address)
+	require.NotContains(t, a.held(t), notOwner.Partition, "the refused start drops its partition")
+	require.Len(t, a.held(t), engine.ClusterPartitionsDefault-1, "and only that one")
+	list, _, err := st.Instances(context.Background(), engine.InstanceFilter{})
+	require.NoError(t, err)
+	require.Empty(t, list, "nothing stored")
+}
+
+// fenceMidCommit is the store of a replica whose partition another replica
+// takes over in the middle of a commit, as a shared store lets it: the
+// batch's new instances are stored, then the takeover fences the
+// partition, then the batch's other changes are refused. Before that, it
+// holds one commit until released, so that commands gather for the next.
+type fenceMidCommit struct {
+	*memstore.Store
+	t             *testing.T
+	held, release chan struct{}
+	hold, split   atomic.Bool
+}
+
+func (f *fenceMidCommit) Commit(ctx context.Context, b *engine.Batch) error {
+	if f.hold.CompareAndSwap(true, false) {
+		f.held <- struct{}{}
+		<-f.release
+		return f.Store.Commit(ctx, b)
+	}
+	if !f.split.CompareAndSwap(true, false) {
+		return f.Store.Commit(ctx, b)
+	}
+	creates, rest := *b, *b
+	creates.Changes, rest.Changes = nil, nil
+	for _, c := range b.Changes {
+		if c.Create {
+			creates.Changes = append(creates.Changes, c)
+		} else {
+			rest.Changes = append(rest.Changes, c)
+		}
+	}
+	if err := f.Store.Commit(ctx, &creates); err != nil {
+		return err
+	}
+	steal(f.t, f.Store, b.Changes[0].Snapshot.Partition, "intruder", "intruder.local:8080")
+	return f.Store.Commit(ctx, &rest)
+}
+
+// TestClusterFencedRoundTellsStartsItStored: a start committed together
+// with another change, the takeover fencing between the two writes, is
+// stored (and run by the new owner) although the commit failed: its caller
+// hears that it started, and does not start another.
+func TestClusterFencedRoundTellsStartsItStored(t *testing.T) {
+	st := &fenceMidCommit{Store: memstore.New(), t: t, held: make(chan struct{}), release: make(chan struct{})}
+	a := startReplica(t, st.Store, "a", time.Hour, func(c *engine.Config) { c.Store, c.Cluster.Partitions = st, 1 })
+	deployOn(t, a, callBPMN(clusterWaiter))
+	waiting := startReplicaInstance(t, a, "waiter")
+	task := openTaskOf(t, st.Store, waiting.ID)
+
+	st.hold.Store(true)
+	go func() { _, _, _ = a.e.Start(context.Background(), engine.StartRequest{Definition: "waiter"}) }()
+	<-st.held
+	completed := make(chan error, 1)
+	go func() { _, err := a.e.CompleteTask(context.Background(), task.ID, "ann", nil); completed <- err }()
+	type started struct {
+		snap    *engine.Snapshot
+		created bool
+		err     error
+	}
+	start := make(chan started, 1)
+	go func() {
+		snap, created, err := a.e.Start(context.Background(), engine.StartRequest{Definition: "waiter"})
+		start <- started{snap, created, err}
+	}()
+	eventually(t, "both commands wait for the next round", func() bool { return engine.Queued(a.e, 0) == 2 })
+	st.split.Store(true)
+	st.release <- struct{}{}
+
+	require.ErrorIs(t, <-completed, engine.ErrFenced, "the task's change was refused")
+	s := <-start
+	require.NoError(t, s.err, "the new instance is stored")
+	require.True(t, s.created)
+	stored, err := st.Instance(context.Background(), s.snap.ID)
+	require.NoError(t, err)
+	l, err := st.Partitions(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, l[0].Epoch, stored.Epoch, "fenced with the partition: its new owner runs it")
+}
+
 func TestClusterCloseHandsPartitionsBack(t *testing.T) {
 	st := memstore.New()
 	a := startReplica(t, st, "a", leaseTTL)
@@ -411,7 +512,7 @@ type createLog struct {
 func (c *createLog) Commit(ctx context.Context, b *engine.Batch) error {
 	if slices.ContainsFunc(b.Changes, func(ch engine.Change) bool { return ch.Create }) {
 		c.mu.Lock()
-		c.fresh = append(c.fresh, b.LeaseFresh)
+		c.fresh = append(c.fresh, b.LeaseFresh != nil && b.LeaseFresh())
 		c.mu.Unlock()
 	}
 	return c.Store.Commit(ctx, b)

@@ -94,7 +94,9 @@ type LeaseStore interface {
 	// not written yet.
 	FencePartition(ctx context.Context, p int, epoch int64) error
 	// UnfinishedIn calls fn with every unfinished instance of partition p
-	// (Snapshot.Partition), oldest first; it reads no finished instance.
+	// (Snapshot.Partition), oldest first; it reads no finished instance,
+	// nor one below the epoch of p's lease: stored by an old owner after
+	// the fence, it is that writer's to withdraw (mongostore's checkNew).
 	UnfinishedIn(ctx context.Context, p int, fn func(*Snapshot) error) error
 	// UnfinishedCounts counts the unfinished instances of every partition
 	// that has some (the cluster view's "instances waiting").

@@ -39,6 +39,10 @@ type partition struct {
 type pendingReply struct {
 	ch chan<- reply
 	r  reply
+	// created is the instance a start creates with the round's commit
+	// (not stored before: no request id), whose caller must hear of it if
+	// the commit stored it although it failed (failRound).
+	created string
 }
 
 func newPartition(e *Engine, id int) *partition {
@@ -203,9 +207,14 @@ func (p *partition) apply(ctx context.Context, c command) {
 }
 
 func (p *partition) answer(c command, r reply) {
-	if c.reply != nil {
-		p.replies = append(p.replies, pendingReply{ch: c.reply, r: r})
+	if c.reply == nil {
+		return
 	}
+	pr := pendingReply{ch: c.reply, r: r}
+	if c.kind == cmdStart && !c.start.claimed {
+		pr.created = c.inst
+	}
+	p.replies = append(p.replies, pr)
 }
 
 // instance finds the instance a command is for, loading it from the store
@@ -256,7 +265,7 @@ func (p *partition) leaseFresh() bool {
 func (p *partition) commit(ctx context.Context) {
 	defer p.reset()
 	if len(p.touched) > 0 {
-		b := &Batch{Changes: make([]Change, 0, len(p.touched)), Epoch: p.roundEpoch, LeaseFresh: p.leaseFresh()}
+		b := &Batch{Changes: make([]Change, 0, len(p.touched)), Epoch: p.roundEpoch, LeaseFresh: p.leaseFresh}
 		for _, inst := range p.touched {
 			b.Changes = append(b.Changes, inst.change())
 		}
@@ -266,7 +275,7 @@ func (p *partition) commit(ctx context.Context) {
 			if errors.Is(err, ErrFenced) && p.e.cluster != nil {
 				p.e.cluster.fenced(p, p.roundEpoch)
 			}
-			p.failRound(fmt.Errorf("storing changes: %w", err))
+			p.failRound(ctx, fmt.Errorf("storing changes: %w", err))
 			return
 		}
 		for i, inst := range p.touched {
@@ -289,18 +298,36 @@ func (p *partition) commit(ctx context.Context) {
 // failRound forgets the in-memory state of every instance the round touched:
 // the store still has their last committed state, which the next command
 // reloads. Callers get the error; nothing the round caused is started.
-func (p *partition) failRound(err error) {
+//
+// A fenced commit may have stored some of its changes before the fence
+// refused the others: a new instance the new owner's fence stamped runs
+// there. Its start's caller hears that it started, not to try again: a
+// start without request id would start a second instance.
+func (p *partition) failRound(ctx context.Context, err error) {
 	p.e.cfg.Logger.Error("commit failed; changes are dropped and instances reload from the store", "err", err, "partition", p.id)
 	for _, inst := range p.touched {
 		inst.discardTimers()
 		delete(p.instances, inst.id)
 	}
-	for i := range p.replies {
+	fenced := errors.Is(err, ErrFenced)
+	for i, r := range p.replies {
+		if fenced && r.created != "" && r.r.err == nil && p.storedAnyway(ctx, r.created) {
+			continue
+		}
 		p.replies[i].r = reply{err: err}
 	}
 	for _, r := range p.replies {
 		r.ch <- r.r
 	}
+}
+
+// storedAnyway reports whether instance id is stored after a commit that
+// failed.
+func (p *partition) storedAnyway(ctx context.Context, id string) bool {
+	ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+	defer cancel()
+	_, err := p.e.store.Instance(ctx, id)
+	return err == nil
 }
 
 // drop forgets the partition's instances after its lease was lost, and

@@ -93,6 +93,8 @@ func (e *Engine) startPrepared(ctx context.Context, req StartRequest, sr *startR
 		switch {
 		case errors.Is(err, ErrDuplicate):
 			return existing, false, nil
+		case errors.Is(err, ErrFenced) && e.cluster != nil:
+			return nil, false, fmt.Errorf("starting %s: %w", snap.DefinitionID, e.cluster.refusedNew(ctx, snap))
 		case err != nil:
 			return nil, false, fmt.Errorf("starting %s: %w", snap.DefinitionID, err)
 		}

@@ -170,11 +170,14 @@ type Batch struct {
 	// hold an epoch no newer (Snapshot.Epoch), and is stamped with this
 	// one; otherwise the change fails with ErrFenced (lease.go).
 	Epoch int64
-	// LeaseFresh says the batch's partition lease was written less than
-	// half its TTL ago: no other replica can hold it (with clocks less than
-	// half the TTL apart), so a store may store new instances without
-	// reading the lease first. A store may check anyway.
-	LeaseFresh bool
+	// LeaseFresh, when set, says whether the batch's partition lease was
+	// written less than half its TTL ago: no other replica can hold it
+	// (with clocks less than half the TTL apart). Asked once the batch's new
+	// instances are stored, it tells that no other replica could have taken
+	// the partition before they were, so a store need not read the lease
+	// to check them. (Asked before, a replica paused in between could store
+	// them after a takeover.) A store may check anyway.
+	LeaseFresh func() bool
 }
 
 // Change is one instance's new snapshot plus the projections it touched.

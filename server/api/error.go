@@ -90,7 +90,7 @@ func HandleError(c *fiber.Ctx, err error) error {
 	if over := (*engine.OverLimitError)(nil); errors.As(err, &over) {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(retryAfterSeconds(over.RetryAfter)))
 	}
-	if notOwner := (*engine.NotOwnerError)(nil); errors.As(err, &notOwner) {
+	if notOwner := (*engine.NotOwnerError)(nil); errors.As(err, &notOwner) || errors.Is(err, engine.ErrFenced) {
 		c.Set(fiber.HeaderRetryAfter, "1") // a partition changes hands within a lease renewal
 	}
 	return c.Status(e.Status).JSON(Envelope{Error: EnvelopeError{
@@ -146,6 +146,10 @@ func Classify(err error) *Error {
 			Status: http.StatusServiceUnavailable, Code: "partition_moving", Message: msg,
 			Details: []map[string]any{{"partition": notOwner.Partition, "owner": notOwner.Owner}},
 		}
+	case errors.Is(err, engine.ErrFenced):
+		// Another replica took the partition over as the change was
+		// written, and refused it: its new owner takes the request now.
+		return &Error{Status: http.StatusServiceUnavailable, Code: "partition_moving", Message: msg + ": try again"}
 	case errors.As(err, &rejected):
 		return &Error{
 			Status: http.StatusUnprocessableEntity, Code: "webhook_rejected", Message: msg,

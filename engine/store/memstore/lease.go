@@ -124,16 +124,21 @@ func (s *Store) UnfinishedCounts(context.Context) (map[int]int, error) {
 	return counts, err
 }
 
+// UnfinishedIn leaves out, as mongostore does, the instances below the
+// epoch of the partition's lease: stored after its fence, they are their
+// writer's to withdraw. (Here none are: a new instance is checked against
+// its partition's lease as it is stored, under the same lock.)
 func (s *Store) UnfinishedIn(_ context.Context, p int, fn func(*engine.Snapshot) error) error {
 	s.mu.RLock()
+	epoch := s.leases[p].Epoch
 	var list []*engine.Snapshot
 	for _, snap := range s.instances {
-		if snap.Partition == p && !snap.Status.Done() {
+		if snap.Partition == p && !snap.Status.Done() && snap.Epoch >= epoch {
 			list = append(list, clone(snap))
 		}
 	}
 	err := s.parked.all(func(snap *engine.Snapshot, _ []engine.Task) {
-		if snap.Partition == p {
+		if snap.Partition == p && snap.Epoch >= epoch {
 			list = append(list, snap)
 		}
 	})

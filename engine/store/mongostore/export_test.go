@@ -37,3 +37,7 @@ func (s *Store) WriteRecords(ctx context.Context, epoch int64, c engine.Change) 
 	r := redoOf(c, true)
 	return s.writeProjections(ctx, r.taskModels(epoch), r.incidentModels(epoch), r.letterModels(epoch))
 }
+
+// AfterNewInsert has fn run between the insert of new instances and the
+// check of their partitions' leases (storetest.NewInsertHook).
+func (s *Store) AfterNewInsert(fn func()) { s.newInserted = fn }

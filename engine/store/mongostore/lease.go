@@ -161,45 +161,150 @@ func (s *Store) FencePartition(ctx context.Context, p int, epoch int64) error {
 
 // UnfinishedIn also completes the last commit of each instance it reads,
 // its events and its projections: the replica that held the partition may
-// have died between a snapshot and the rest of its commit.
+// have died between a snapshot and the rest of its commit. It leaves out
+// the instances below the epoch of the partition's lease, which its old
+// owner stored after the fence and withdraws (checkNew).
 func (s *Store) UnfinishedIn(ctx context.Context, p int, fn func(*engine.Snapshot) error) error {
-	return s.recoverEach(ctx, unfinishedIn(p), true, fn)
+	l, _, err := s.lease(ctx, p)
+	if err != nil && !errors.Is(err, engine.ErrNotFound) {
+		return err
+	}
+	filter := unfinishedIn(p)
+	if l.Epoch > 0 {
+		filter = append(filter, bson.E{Key: "epoch", Value: bson.D{{Key: "$gte", Value: l.Epoch}}})
+	}
+	return s.recoverEach(ctx, filter, true, fn)
 }
 
-// fenceCreates refuses a fenced batch that creates an instance in a
-// partition another replica has leased since (see fenceNew).
-func (s *Store) fenceCreates(ctx context.Context, b *engine.Batch) error {
-	if b.LeaseFresh {
-		return nil // a read of the partitions per commit was a quarter of a shared embedded store's work
-	}
-	var parts []int
-	for _, c := range b.Changes {
-		if c.Create && !slices.Contains(parts, c.Snapshot.Partition) {
-			parts = append(parts, c.Snapshot.Partition)
-		}
-	}
-	return s.fenceNew(ctx, b.Epoch, parts)
-}
+// New instances. FencePartition stamps the instances stored when a
+// partition changes hands; one that its old owner stores after that fence
+// keeps the old epoch, and the new owner, which read the partition's
+// instances once fenced, may never have seen it. A lease read before the
+// insert leaves a round trip (or, for a replica paused in between, any
+// time) for that. So a fenced write of new instances reads the leases of
+// their partitions after the insert (checkNew):
+//   - Still at its epoch: any later takeover fences the instances, then
+//     reads them.
+//   - Moved on: the writer withdraws them (withdrawNew), unless the new
+//     owner's fence stamped one first, which that owner then runs.
+//
+// Either way no instance is acknowledged that no replica runs. Until its
+// writer settles it, an unfinished instance below the epoch of its
+// partition's lease belongs to nobody: UnfinishedIn leaves it out, so that
+// a new owner never holds a copy the withdrawal then removes, and a
+// repeated request waits for it (claimed).
 
-// fenceNew refuses new instances of partitions parts written at epoch (0:
-// not fenced) when one of the partitions' leases is at a newer epoch:
-// FencePartition stamped the instances stored when the lease changed
-// hands, not those created after. (A take between this read and the
-// insert still gets through: the window is one round trip.)
-func (s *Store) fenceNew(ctx context.Context, epoch int64, parts []int) error {
-	if epoch == 0 || len(parts) == 0 {
-		return nil
-	}
-	var l engine.PartitionLease
-	err := s.partitions.FindOne(ctx, bson.D{
+// movedOn returns those of partitions parts whose lease is at an epoch
+// newer than epoch.
+func (s *Store) movedOn(ctx context.Context, epoch int64, parts []int) ([]int, error) {
+	cur, err := s.partitions.Find(ctx, bson.D{
 		{Key: "_id", Value: bson.D{{Key: "$in", Value: parts}}},
 		{Key: "epoch", Value: bson.D{{Key: "$gt", Value: epoch}}},
-	}).Decode(&l)
-	switch {
-	case errors.Is(err, mongo.ErrNoDocuments):
-		return nil
-	case err != nil:
-		return mapErr(err, "checking the partition leases")
+	}, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		return nil, mapErr(err, "checking the partition leases")
 	}
-	return fmt.Errorf("new instances: partition %d is at epoch %d, the write at %d: %w", l.Partition, l.Epoch, epoch, engine.ErrFenced)
+	var moved []struct {
+		Partition int `bson:"_id"`
+	}
+	if err := cur.All(ctx, &moved); err != nil {
+		return nil, mapErr(err, "checking the partition leases")
+	}
+	out := make([]int, len(moved))
+	for i, m := range moved {
+		out[i] = m.Partition
+	}
+	return out, nil
+}
+
+// checkNew is the check after a fenced insert of new instances, written
+// at epoch (0: not fenced, nothing to check) by the write nonce. It
+// returns the errors of those it withdrew (ErrFenced: nothing of them is
+// stored); the others stay, run by whoever holds their partition.
+func (s *Store) checkNew(ctx context.Context, epoch int64, nonce string, news []*engine.Snapshot) (map[string]error, error) {
+	var parts []int
+	for _, sn := range news {
+		if !slices.Contains(parts, sn.Partition) {
+			parts = append(parts, sn.Partition)
+		}
+	}
+	if epoch == 0 || len(parts) == 0 {
+		return nil, nil
+	}
+	moved, err := s.movedOn(ctx, epoch, parts)
+	if err != nil || len(moved) == 0 {
+		return nil, err
+	}
+	withdrawn := map[string]error{}
+	for _, sn := range news {
+		if !slices.Contains(moved, sn.Partition) {
+			continue
+		}
+		gone, err := s.withdrawNew(ctx, sn.ID, epoch, nonce)
+		if err != nil {
+			return withdrawn, err
+		}
+		if gone {
+			withdrawn[sn.ID] = fmt.Errorf("new instance %s: partition %d changed hands as it was stored, at epoch %d: withdrawn: %w",
+				sn.ID, sn.Partition, epoch, engine.ErrFenced)
+		}
+	}
+	return withdrawn, nil
+}
+
+// withdrawNew removes new instance id, as this writer stored it (at epoch,
+// by nonce), and its large variables, and reports whether it is gone. One
+// the new owner's fence has stamped (or that it committed) since is not
+// this writer's any more: it stays, and its new owner runs it.
+func (s *Store) withdrawNew(ctx context.Context, id string, epoch int64, nonce string) (bool, error) {
+	res, err := s.instances.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "epoch", Value: epoch}, {Key: "commit", Value: nonce}})
+	if err != nil {
+		return false, mapErr(err, "withdrawing new instance "+id)
+	}
+	if res.DeletedCount == 0 {
+		return false, nil
+	}
+	s.sideRefs.Delete(id)
+	if _, err := s.variables.DeleteOne(ctx, bson.D{{Key: "_id", Value: sideID(id, nonce)}}); err != nil {
+		s.log.Warn("mongostore: removing the variables of a withdrawn instance", "instance_id", id, "err", err)
+	}
+	return true, nil
+}
+
+// checkCreates is checkNew for the new instances of a batch, unless its
+// lease is still fresh now that they are stored (Batch.LeaseFresh): a
+// read of the partitions per commit was a quarter of a shared embedded
+// store's work.
+func (s *Store) checkCreates(ctx context.Context, changes []engine.Change, m commitMode, nonce string) (map[string]error, error) {
+	s.afterInsert()
+	if m.epoch == 0 || m.leaseFresh != nil && m.leaseFresh() {
+		return nil, nil
+	}
+	var news []*engine.Snapshot
+	for _, c := range changes {
+		if c.Create {
+			news = append(news, c.Snapshot)
+		}
+	}
+	return s.checkNew(ctx, m.epoch, nonce, news)
+}
+
+// afterInsert runs the test hook between the insert of new instances and
+// their check, where a takeover may come (export_test.go).
+func (s *Store) afterInsert() {
+	if s.newInserted != nil {
+		s.newInserted()
+	}
+}
+
+// settled reports whether a stored instance has an owner to run it: it is
+// finished, or at least at the epoch of its partition's lease. One below
+// was stored after its partition changed hands, and waits for its writer's
+// check (checkNew).
+func (s *Store) settled(ctx context.Context, snap *engine.Snapshot) (bool, error) {
+	if snap.Epoch == 0 || snap.Status.Done() {
+		return true, nil
+	}
+	moved, err := s.movedOn(ctx, snap.Epoch, []int{snap.Partition})
+	return len(moved) == 0, err
 }

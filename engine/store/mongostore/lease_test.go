@@ -2,6 +2,7 @@ package mongostore_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -93,4 +94,46 @@ func TestFencedTaskRecordsKeepTheNewerEpoch(t *testing.T) {
 	got, err = s.Task(ctx, "t-1")
 	require.NoError(t, err)
 	require.Equal(t, engine.TaskOpen, got.Status)
+}
+
+// TestRepeatedRequestWaitsForWithdrawal: a start repeated while the first
+// one's instance sits stored after a takeover's fence, not yet checked by
+// its writer, is not answered with that instance, which its writer is
+// about to withdraw: it is told to try again, and then starts the one.
+func TestRepeatedRequestWaitsForWithdrawal(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := mongostore.New(ctx, embedded.NewTestDatabase(t), mongostore.Config{ClaimWait: 20 * time.Millisecond})
+	require.NoError(t, err)
+	at := time.Date(2026, 11, 26, 4, 0, 0, 0, time.UTC)
+	old, _, err := s.AcquirePartition(ctx, 1, "a", at, time.Second)
+	require.NoError(t, err)
+	taken, ok, err := s.AcquirePartition(ctx, 1, "b", at.Add(time.Second), time.Second)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.NoError(t, s.FencePartition(ctx, 1, taken.Epoch))
+
+	first := snapshot("i-1", 0)
+	first.Partition, first.Epoch, first.RequestID = 1, old.Epoch, "r-1"
+	repeat := func(id string) (*engine.Snapshot, error) {
+		again := snapshot(id, 0)
+		again.Partition, again.Epoch, again.RequestID = 1, taken.Epoch, "r-1"
+		return s.CreateInstance(ctx, again)
+	}
+	var meanwhile error
+	s.AfterNewInsert(func() { _, meanwhile = repeat("i-2") })
+	_, err = s.CreateInstance(ctx, first)
+	s.AfterNewInsert(nil)
+	require.ErrorIs(t, meanwhile, engine.ErrUnavailable, "the first start's instance is not settled")
+	require.NotErrorIs(t, meanwhile, engine.ErrDuplicate)
+	require.ErrorIs(t, err, engine.ErrFenced, "stored after the fence: withdrawn")
+
+	existing, err := repeat("i-3")
+	require.NoError(t, err)
+	require.Nil(t, existing, "the request starts anew")
+	got, err := s.Instance(ctx, "i-3")
+	require.NoError(t, err)
+	require.Equal(t, taken.Epoch, got.Epoch)
+	_, err = s.Instance(ctx, "i-1")
+	require.ErrorIs(t, err, engine.ErrNotFound)
 }

@@ -84,6 +84,10 @@ type Store struct {
 	replicas, partitions *mongo.Collection
 	// digests holds each replica's engine.ChangeDigest (change_digest.go).
 	digests *mongo.Collection
+
+	// newInserted, set by tests only, runs between the insert of new
+	// instances and the check of their partitions' leases (checkNew).
+	newInserted func()
 }
 
 // New returns a Store on db after creating its indexes.
@@ -271,35 +275,71 @@ type request struct {
 const ClaimWaitDefault = 5 * time.Second
 
 func (s *Store) CreateInstance(ctx context.Context, snap *engine.Snapshot) (*engine.Snapshot, error) {
-	if err := s.fenceNew(ctx, snap.Epoch, []int{snap.Partition}); err != nil {
-		return nil, err
-	}
 	if snap.RequestID == "" {
-		return s.insertInstance(ctx, snap)
+		existing, _, err := s.insertNew(ctx, snap)
+		return existing, err
 	}
 	claim := request{ID: snap.DefinitionKey + "\x00" + snap.RequestID, InstanceID: snap.ID, Created: time.Now().UTC()}
-	if _, err := s.requests.InsertOne(ctx, claim); err != nil {
+	for {
+		_, err := s.requests.InsertOne(ctx, claim)
+		if err == nil {
+			break
+		}
 		if !mongo.IsDuplicateKeyError(err) {
 			return nil, mapErr(err, "claiming request "+snap.RequestID)
 		}
-		return s.claimed(ctx, claim.ID, snap)
-	}
-	existing, err := s.insertInstance(ctx, snap)
-	if err != nil && !errors.Is(err, engine.ErrDuplicate) {
-		// Not stored: release the claim. (A duplicate keeps it: it names that instance.)
-		if _, derr := s.requests.DeleteOne(context.WithoutCancel(ctx), bson.D{{Key: "_id", Value: claim.ID}}); derr != nil {
-			s.log.Warn("mongostore: releasing request claim", "request", snap.RequestID, "err", derr)
+		existing, err := s.claimed(ctx, claim.ID, snap)
+		if !errors.Is(err, errClaimReleased) {
+			return existing, err
 		}
+	}
+	existing, stored, err := s.insertNew(ctx, snap)
+	if !stored {
+		s.releaseClaim(ctx, claim)
 	}
 	return existing, err
 }
 
-// insertInstance stores a new instance. When one with its id is stored
-// already, it returns that one and ErrDuplicate.
-func (s *Store) insertInstance(ctx context.Context, snap *engine.Snapshot) (*engine.Snapshot, error) {
-	doc := snapshotDoc{Snapshot: *snap}
+// releaseClaim removes the claim of a request whose instance is not
+// stored, so that the request can be made again.
+func (s *Store) releaseClaim(ctx context.Context, claim request) {
+	_, err := s.requests.DeleteOne(context.WithoutCancel(ctx), bson.D{{Key: "_id", Value: claim.ID}})
+	if err != nil {
+		s.log.Warn("mongostore: releasing request claim", "request", claim.ID, "err", err)
+	}
+}
+
+// insertNew stores a new instance, checked as checkNew says when fenced
+// (snap.Epoch). When one with its id is stored already, it returns that
+// one and ErrDuplicate. stored says whether an instance is (or, when the
+// check failed, may be) stored under snap.ID: the claim of its request
+// names it.
+func (s *Store) insertNew(ctx context.Context, snap *engine.Snapshot) (existing *engine.Snapshot, stored bool, err error) {
+	nonce := bson.NewObjectID().Hex()
+	existing, err = s.insertInstance(ctx, snap, nonce)
+	switch {
+	case errors.Is(err, engine.ErrDuplicate):
+		return existing, true, err
+	case err != nil:
+		return nil, false, err
+	}
+	s.afterInsert()
+	withdrawn, err := s.checkNew(ctx, snap.Epoch, nonce, []*engine.Snapshot{snap})
+	if err != nil {
+		return nil, true, err
+	}
+	if err := withdrawn[snap.ID]; err != nil {
+		return nil, false, err
+	}
+	return nil, true, nil
+}
+
+// insertInstance stores a new instance as written by nonce. When one with
+// its id is stored already, it returns that one and ErrDuplicate.
+func (s *Store) insertInstance(ctx context.Context, snap *engine.Snapshot, nonce string) (*engine.Snapshot, error) {
+	doc := snapshotDoc{Snapshot: *snap, Commit: nonce}
 	doc.Pending = nil
-	side := splitVariables(&doc, bson.NewObjectID().Hex())
+	side := splitVariables(&doc, nonce)
 	if side != nil {
 		if err := s.insertVariables(ctx, []any{side}); err != nil {
 			return nil, err
@@ -319,29 +359,53 @@ func (s *Store) insertInstance(ctx context.Context, snap *engine.Snapshot) (*eng
 	return existing, fmt.Errorf("instance %s: %w", snap.ID, engine.ErrDuplicate)
 }
 
+// errClaimReleased: the start that claimed a request withdrew its instance
+// and released the claim; the request may be claimed again.
+var errClaimReleased = errors.New("request claim released")
+
 // claimed returns the instance that holds a request claim, waiting a little
-// for the winner of a concurrent start to insert it. When it never appears,
+// for the winner of a concurrent start to insert it, and to settle it when
+// its partition changed hands meanwhile (settled). When it never appears,
 // the start that claimed the request died between the claim and the insert:
 // this start adopts the claim and creates the instance under the claimed id
 // (snap.ID changes to it), so a retried request still starts exactly one.
+// When the claim is gone, the winner withdrew its instance: errClaimReleased.
 func (s *Store) claimed(ctx context.Context, claimID string, snap *engine.Snapshot) (*engine.Snapshot, error) {
 	var claim request
 	if err := s.requests.FindOne(ctx, bson.D{{Key: "_id", Value: claimID}}).Decode(&claim); err != nil {
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return nil, errClaimReleased
+		}
 		return nil, mapErr(err, "request claim "+snap.RequestID)
 	}
 	deadline := time.Now().Add(s.claimWait)
 	for delay := time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
 		existing, err := s.Instance(ctx, claim.InstanceID)
-		if err == nil {
-			return existing, fmt.Errorf("request %s: %w", snap.RequestID, engine.ErrDuplicate)
-		}
-		if !errors.Is(err, engine.ErrNotFound) {
+		switch {
+		case err == nil:
+			ok, err := s.settled(ctx, existing)
+			switch {
+			case err != nil:
+				return nil, err
+			case ok:
+				return existing, fmt.Errorf("request %s: %w", snap.RequestID, engine.ErrDuplicate)
+			case time.Now().After(deadline):
+				// Its writer stopped between its insert and its check.
+				return nil, fmt.Errorf("request %s: its instance %s was stored as partition %d changed hands, and its first start has not settled it yet: %w",
+					snap.RequestID, existing.ID, existing.Partition, engine.ErrUnavailable)
+			}
+		case !errors.Is(err, engine.ErrNotFound):
 			return nil, err
-		}
-		if time.Now().After(deadline) {
-			s.log.Warn("mongostore: adopting a request claim whose instance was never stored", "request", snap.RequestID, "instance_id", claim.InstanceID)
-			snap.ID = claim.InstanceID
-			return s.insertInstance(ctx, snap) // a duplicate: its first start got there after all
+		default:
+			if err := s.requests.FindOne(ctx, bson.D{{Key: "_id", Value: claimID}}).Err(); errors.Is(err, mongo.ErrNoDocuments) {
+				return nil, errClaimReleased
+			}
+			if time.Now().After(deadline) {
+				s.log.Warn("mongostore: adopting a request claim whose instance was never stored", "request", snap.RequestID, "instance_id", claim.InstanceID)
+				snap.ID = claim.InstanceID
+				existing, _, err := s.insertNew(ctx, snap) // a duplicate: its first start got there after all
+				return existing, err
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -535,9 +599,6 @@ func (s *Store) Commit(ctx context.Context, b *engine.Batch) error {
 		return nil
 	}
 	m := s.modeOf(b)
-	if err := s.fenceCreates(ctx, b); err != nil {
-		return err
-	}
 	if m.single {
 		if err := s.writeEventsFirst(ctx, b.Changes); err != nil {
 			return err
@@ -600,6 +661,7 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change, m c
 		return nil, nil, err
 	}
 	stored, failed := 0, false
+	var withdrawn map[string]error
 	if len(creates) > 0 {
 		res, err := s.instances.InsertMany(ctx, creates, options.InsertMany().SetOrdered(false))
 		switch {
@@ -610,6 +672,9 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change, m c
 		default:
 			return nil, nil, mapErr(err, "creating instances")
 		}
+		if withdrawn, err = s.checkCreates(ctx, changes, m, nonce); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(replaces) > 0 {
 		matched, err := bulkWrite(ctx, s.instances, replaces)
@@ -618,7 +683,7 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change, m c
 		}
 		stored += int(matched)
 	}
-	if !failed && stored == len(changes) {
+	if !failed && len(withdrawn) == 0 && stored == len(changes) {
 		for i, c := range changes {
 			s.retireVariables(ctx, c.Snapshot.ID, refs[i])
 		}
@@ -635,6 +700,8 @@ func (s *Store) writeSnapshots(ctx context.Context, changes []engine.Change, m c
 		err := s.instances.FindOne(ctx, bson.D{{Key: "_id", Value: c.Snapshot.ID}},
 			options.FindOne().SetProjection(bson.D{{Key: "commit", Value: 1}, {Key: "epoch", Value: 1}})).Decode(&cur)
 		switch {
+		case withdrawn[c.Snapshot.ID] != nil:
+			errs = append(errs, withdrawn[c.Snapshot.ID])
 		case errors.Is(err, mongo.ErrNoDocuments):
 			errs = append(errs, fmt.Errorf("instance %s: %w", c.Snapshot.ID, engine.ErrNotFound))
 		case err != nil:
@@ -664,13 +731,16 @@ type snapshotDoc struct {
 // commitMode is how Commit writes one batch.
 type commitMode struct {
 	epoch int64 // Batch.Epoch; 0: not fenced
+	// leaseFresh is Batch.LeaseFresh: while it holds, new instances need no
+	// check of their partition's lease (checkCreates).
+	leaseFresh func() bool
 	// single: the single writer's shortcuts, events first and no guard; never
 	// for a fenced batch, whose guard is what fences it.
 	single bool
 }
 
 func (s *Store) modeOf(b *engine.Batch) commitMode {
-	return commitMode{epoch: b.Epoch, single: s.singleWriter && b.Epoch == 0}
+	return commitMode{epoch: b.Epoch, leaseFresh: b.LeaseFresh, single: s.singleWriter && b.Epoch == 0}
 }
 
 // guard is the filter that replaces c's snapshot: by id alone for the

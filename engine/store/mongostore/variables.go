@@ -41,10 +41,14 @@ func splitVariables(doc *snapshotDoc, nonce string) *variablesDoc {
 	if engine.VariablesSize(doc.Variables) <= inlineVariablesMax {
 		return nil
 	}
-	side := &variablesDoc{ID: doc.ID + "/" + nonce, InstanceID: doc.ID, Variables: doc.Variables}
+	side := &variablesDoc{ID: sideID(doc.ID, nonce), InstanceID: doc.ID, Variables: doc.Variables}
 	doc.Variables, doc.VariablesRef = nil, side.ID
 	return side
 }
+
+// sideID is the id of the side document the write nonce makes for an
+// instance's variables.
+func sideID(instanceID, nonce string) string { return instanceID + "/" + nonce }
 
 // insertVariables writes side documents before the snapshots that name them.
 func (s *Store) insertVariables(ctx context.Context, sides []any) error {

@@ -36,6 +36,7 @@ func RunLeases(t *testing.T, newStore func(t *testing.T) LeaseStore) {
 		{"FencedCreate", testFencedCreate},
 		{"FencePartitionScope", testFencePartitionScope},
 		{"UnfinishedIn", testUnfinishedIn},
+		{"CreateDuringTakeover", testCreateDuringTakeover},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
