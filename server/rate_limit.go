@@ -37,6 +37,7 @@ func (s *Server) rateLimit() fiber.Handler {
 		Max:          s.cfg.RateLimit,
 		Expiration:   s.cfg.RateWindow,
 		Storage:      newLimitStore(),
+		KeyGenerator: s.clientIP,
 		Next:         func(c *fiber.Ctx) bool { return !limited(c) || s.forwardedByPeer(c) },
 		LimitReached: func(*fiber.Ctx) error { return s.rateLimited() },
 	})
@@ -54,7 +55,7 @@ func (s *Server) sharedRateLimit(c *fiber.Ctx) error {
 	if !limited(c) || s.forwardedByPeer(c) {
 		return c.Next()
 	}
-	if ok, wait := s.cfg.RateLimiter.Allow(c.UserContext(), c.IP()); !ok {
+	if ok, wait := s.cfg.RateLimiter.Allow(c.UserContext(), s.clientIP(c)); !ok {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		return s.rateLimited()
 	}

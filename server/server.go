@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -42,6 +43,11 @@ type Config struct {
 	RateLimit       int           // starts and task completions per client IP per RateWindow; negative: no limit
 	RateWindow      time.Duration
 	RateLimiter     RateLimiter     // shares the rate limit with other replicas; nil: counted in this process
+	// TrustedProxies are the reverse proxies in front of the server: from
+	// them, X-Forwarded-For names the client the rate limit counts (and
+	// X-Forwarded-Host and -Proto the host and scheme, which Fiber believes
+	// from anyone while this is empty). Empty: the peer is the client.
+	TrustedProxies []netip.Prefix
 	Identity        identity.Config // users and secrets; zero: the local profile
 	Live            live.Config     // the WebSocket endpoint /ws
 	Health          []HealthCheck   // what degrades /health/ready without making it fail
@@ -88,6 +94,11 @@ func (c Config) validate() error {
 	for i, h := range c.Health {
 		if h.Name == "" || h.Check == nil {
 			errs = append(errs, fmt.Errorf("server config: Health[%d] needs a Name and a Check", i))
+		}
+	}
+	for i, p := range c.TrustedProxies {
+		if !p.IsValid() {
+			errs = append(errs, fmt.Errorf("server config: TrustedProxies[%d] is not an address range", i))
 		}
 	}
 	if c.RequestTimeout < 0 || c.ShutdownTimeout < 0 || c.RateWindow < 0 {
@@ -137,6 +148,10 @@ func New(cfg Config) (*Server, error) {
 		ErrorHandler:          api.HandleError,
 		ReadTimeout:           cfg.RequestTimeout,
 		WriteTimeout:          cfg.RequestTimeout,
+		// X-Forwarded-Host and -Proto (c.Hostname, c.Protocol) only from
+		// the trusted proxies; X-Forwarded-For goes through clientIP.
+		EnableTrustedProxyCheck: len(cfg.TrustedProxies) > 0,
+		TrustedProxies:          proxyRanges(cfg.TrustedProxies),
 	})
 	s.setup()
 	if err := s.loadInbox(); err != nil {
@@ -159,6 +174,14 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.routes()
 	return s, nil
+}
+
+func proxyRanges(ps []netip.Prefix) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Masked().String()
+	}
+	return out
 }
 
 // App returns the Fiber app, for tests (app.Test) and for mounting.
