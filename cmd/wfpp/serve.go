@@ -54,6 +54,8 @@ var serveEnv = []struct{ name, doc string }{
 	{"WFPP_PARTITIONS", "with WFPP_MONGO_URI: partitions instances hash into, the same on every replica (default 32)"},
 	{"WFPP_LEASE_TTL", "with WFPP_MONGO_URI: how long a partition lease lasts unrenewed, e.g. 10s (default); a dead replica's instances move after it"},
 	{"WFPP_CLUSTER_SECRET", "with WFPP_MONGO_URI: shared secret of the replicas' internal routes; without it they answer loopback callers only"},
+	{"WFPP_RATE_LIMIT", "starts, task completions and webhook posts per client per second (default 1000; shared by the replicas through WFPP_REDIS_URL); off for no limit"},
+	{"WFPP_TRUSTED_PROXIES", "reverse proxies in front, as IP addresses and CIDR ranges separated by commas: from them X-Forwarded-For names the client the rate limit counts, and X-Forwarded-Host/-Proto are believed (default: none, the peer is the client)"},
 	{"WFPP_DEAD_LETTER_RETENTION", "purge settled dead letters this long after they settled, e.g. P30D or 720h (default: keep them)"},
 	{identity.EnvIdentityFile, "YAML or JSON file with users, groups, roles and secrets (none: the local profile)"},
 	{identity.EnvUsers, "users without a file: name:bcrypt-hash:group,group:role,role entries"},
@@ -150,6 +152,9 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 		engCfg.Cluster, engCfg.Peers, srvCfg.Peers = clusterCfg, peers, peers
 	}
 	if err := applyLimits(os.Getenv, &engCfg, &srvCfg); err != nil {
+		return err
+	}
+	if err := applyRateLimit(os.Getenv, &srvCfg); err != nil {
 		return err
 	}
 	handlers, err := connectorHandlers(os.Getenv)
