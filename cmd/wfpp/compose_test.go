@@ -1,7 +1,9 @@
 package main
 
 import (
+	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,6 +76,10 @@ func TestComposeFile(t *testing.T) {
 	}
 	require.Equal(t, ":8080", wfpp.Environment["WFPP_ADDR"], "all interfaces: the replica advertises its host name")
 	require.NotEmpty(t, wfpp.Environment["WFPP_CLUSTER_SECRET"], "without it the internal routes answer loopback callers only")
+	proxies, err := parseTrustedProxies(wfpp.Environment["WFPP_TRUSTED_PROXIES"])
+	require.NoError(t, err)
+	require.True(t, slices.ContainsFunc(proxies, func(p netip.Prefix) bool { return p.Contains(netip.MustParseAddr("172.18.0.5")) }),
+		"trust the compose network (Docker's first range is 172.18.0.0/16), or every client shares the proxy's rate-limit bucket")
 	require.True(t, strings.HasPrefix(proxy.Image, "caddy:2"), "proxy image %q", proxy.Image)
 	require.Equal(t, []string{"8080:8080"}, proxy.Ports)
 	require.Len(t, proxy.Configs, 1)
@@ -81,6 +87,7 @@ func TestComposeFile(t *testing.T) {
 	caddyfile := compose.Configs[proxy.Configs[0].Source].Content
 	require.Contains(t, caddyfile, "dynamic a wfpp 8080", "upstreams: every replica of the service, looked up again")
 	require.Contains(t, caddyfile, "respond /internal/* 404", "the replicas' internal routes stay inside")
+	require.NotContains(t, caddyfile, "trusted_proxies", "Caddy replaces the X-Forwarded-For a client sends only while it trusts no proxy in front")
 
 	docker, err := os.ReadFile("../../Dockerfile")
 	require.NoError(t, err)
