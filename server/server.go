@@ -43,11 +43,6 @@ type Config struct {
 	RateLimit       int           // starts and task completions per client IP per RateWindow; negative: no limit
 	RateWindow      time.Duration
 	RateLimiter     RateLimiter     // shares the rate limit with other replicas; nil: counted in this process
-	// TrustedProxies are the reverse proxies in front of the server: from
-	// them, X-Forwarded-For names the client the rate limit counts (and
-	// X-Forwarded-Host and -Proto the host and scheme, which Fiber believes
-	// from anyone while this is empty). Empty: the peer is the client.
-	TrustedProxies []netip.Prefix
 	Identity        identity.Config // users and secrets; zero: the local profile
 	Live            live.Config     // the WebSocket endpoint /ws
 	Health          []HealthCheck   // what degrades /health/ready without making it fail
@@ -62,6 +57,11 @@ type Config struct {
 	// replica holds to that replica, serves the peers' internal routes and
 	// asks the peers for external jobs. nil: the server runs alone.
 	Peers *cluster.Peers
+	// TrustedProxies are the reverse proxies in front of the server: from
+	// them, X-Forwarded-For names the client the rate limit counts (and
+	// X-Forwarded-Host and -Proto the host and scheme, which Fiber believes
+	// from anyone while this is empty). Empty: the peer is the client.
+	TrustedProxies []netip.Prefix
 }
 
 // WithDefaults returns c with every zero field set to its default.

@@ -22,7 +22,7 @@ func TestRateLimitEnv(t *testing.T) {
 		err := applyRateLimit(func(k string) string { return env[k] }, &s)
 		return s, err
 	}
-	for raw, want := range map[string]int{"": 0, "250": 250, " 5 ": 5, "off": -1, "OFF": -1, "-1": -1} {
+	for raw, want := range map[string]int{"": 0, "250": 250, "\t5\n": 5, "off": -1, "OFF": -1, "-1": -1} {
 		s, err := apply(map[string]string{"WFPP_RATE_LIMIT": raw})
 		require.NoError(t, err, raw)
 		require.Equal(t, want, s.RateLimit, raw)
