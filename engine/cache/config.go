@@ -22,6 +22,7 @@ const (
 	ProbeIntervalDefault = 500 * time.Millisecond
 	LogIntervalDefault   = time.Minute
 	PublishQueueDefault  = 4096
+	PublishLingerDefault = 10 * time.Millisecond
 	PendingMaxDefault    = 100_000
 )
 
@@ -38,8 +39,14 @@ type Config struct {
 	ProbeInterval time.Duration // how often Redis is pinged
 	LogInterval   time.Duration // at most one failure log per interval
 	PublishQueue  int           // event batches waiting to be published
-	PendingMax    int           // invalidations kept while Redis is down; beyond, the prefix is cleared on recovery
-	ReplicaID     string        // names this process in published events
+	// PublishLinger is how long the publisher waits after an event batch
+	// for more before it publishes them as one message; negative: it does
+	// not wait. A PUBLISH costs a round trip and a wake-up on both sides:
+	// under load one message then carries the batches of many commits, and
+	// another replica's WebSocket clients get an event at most this late.
+	PublishLinger time.Duration
+	PendingMax    int    // invalidations kept while Redis is down; beyond, the prefix is cleared on recovery
+	ReplicaID     string // names this process in published events
 	// StaleInstanceReads serves every Instance read from the cache, also the
 	// engine's; only for tests of the cache itself (see AllowStale).
 	StaleInstanceReads bool
@@ -59,6 +66,7 @@ func (c Config) WithDefaults() Config {
 	c.ProbeInterval = cmp.Or(c.ProbeInterval, ProbeIntervalDefault)
 	c.LogInterval = cmp.Or(c.LogInterval, LogIntervalDefault)
 	c.PublishQueue = cmp.Or(c.PublishQueue, PublishQueueDefault)
+	c.PublishLinger = cmp.Or(c.PublishLinger, PublishLingerDefault)
 	c.PendingMax = cmp.Or(c.PendingMax, PendingMaxDefault)
 	c.ReplicaID = cmp.Or(c.ReplicaID, uuid.NewString())
 	return c

@@ -86,6 +86,8 @@ func (p *Publisher) drop(n int) {
 
 func (p *Publisher) run(ctx context.Context) {
 	var buf []engine.Event
+	linger := time.NewTimer(0)
+	<-linger.C
 	for {
 		select {
 		case <-ctx.Done():
@@ -93,15 +95,30 @@ func (p *Publisher) run(ctx context.Context) {
 		case b := <-p.queue:
 			buf = append(buf[:0], b...)
 		}
+		if p.c.cfg.PublishLinger > 0 {
+			linger.Reset(p.c.cfg.PublishLinger)
+		}
 	more:
 		for len(buf) < publishMax {
 			select {
 			case b := <-p.queue:
 				buf = append(buf, b...)
+				continue
 			default:
+			}
+			if p.c.cfg.PublishLinger <= 0 {
+				break
+			}
+			select {
+			case b := <-p.queue:
+				buf = append(buf, b...)
+			case <-linger.C:
 				break more
+			case <-ctx.Done():
+				return
 			}
 		}
+		linger.Stop()
 		p.publish(ctx, buf)
 		clear(buf)
 	}
