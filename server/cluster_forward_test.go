@@ -50,13 +50,7 @@ func startReplica(t *testing.T, id string, ln net.Listener, leases engine.LeaseS
 	if routes != nil {
 		routes(srv.App())
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
+	serveUntilCleanup(t, srv, ln)
 	return &replica{id: id, addr: ln.Addr().String(), eng: eng, srv: srv}
 }
 

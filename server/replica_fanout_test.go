@@ -84,13 +84,7 @@ func (rs replicaSetup) serve(tb testing.TB, mods ...func(*server.Config)) (*engi
 	require.NoError(tb, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(tb, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	tb.Cleanup(func() {
-		cancel()
-		require.NoError(tb, <-done)
-	})
+	serveUntilCleanup(tb, srv, ln)
 	return eng, c, srv, ln.Addr().String()
 }
 

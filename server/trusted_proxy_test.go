@@ -103,13 +103,7 @@ func TestTrustedProxyNotLoopback(t *testing.T) {
 	require.Equal(t, http.StatusForbidden, signal("127.0.0.1"), "a trusted proxy naming loopback (app.Test's peer is 0.0.0.0)")
 
 	ln := listen(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
+	serveUntilCleanup(t, srv, ln)
 	url := "http://" + ln.Addr().String() + "/internal/v1/signal"
 	resp, body := send(t, url, `{"name":"nobody-waits"}`, nil)
 	require.Equal(t, http.StatusOK, resp.StatusCode, "loopback itself: %s", body)

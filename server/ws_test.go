@@ -43,13 +43,7 @@ func setupLive(t *testing.T, mods ...func(*server.Config)) *liveFixture {
 	require.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
+	serveUntilCleanup(t, srv, ln)
 	return &liveFixture{t: t, eng: eng, store: store, srv: srv, addr: ln.Addr().String()}
 }
 
@@ -409,4 +403,17 @@ func (f *liveFixture) eventsOf(id string) []engine.Event {
 		}
 	}
 	return f.stored(id)
+}
+
+// serveUntilCleanup runs srv on ln until the test ends, then checks that it
+// stopped cleanly.
+func serveUntilCleanup(tb testing.TB, srv *server.Server, ln net.Listener) {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	tb.Cleanup(func() {
+		cancel()
+		require.NoError(tb, <-done)
+	})
 }
