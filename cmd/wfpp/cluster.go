@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -73,6 +74,30 @@ func clusterFromEnv(getenv func(string) string, kind, listen string, leases engi
 	}
 	log.Info("cluster replica", "replica_id", cfg.ReplicaID, "address", cfg.Address, "partitions", cfg.Partitions, "lease_ttl", cfg.LeaseTTL.String())
 	return cfg, peers, nil
+}
+
+// partitionPreparer is a store that keeps the cluster's partition count
+// and places instances stored before partitions existed (mongostore).
+type partitionPreparer interface {
+	PreparePartitions(ctx context.Context, n int, now time.Time) (placed int, err error)
+}
+
+// preparePartitions checks, before a replica leases anything, that it
+// hashes instances by the store's partition count, and places the
+// unfinished instances stored without a partition (cfg nil: not a replica).
+func preparePartitions(ctx context.Context, cfg *engine.ClusterConfig, store engine.Store, log *slog.Logger) error {
+	p, ok := store.(partitionPreparer)
+	if cfg == nil || !ok {
+		return nil
+	}
+	placed, err := p.PreparePartitions(ctx, cfg.Partitions, time.Now())
+	if err != nil {
+		return err
+	}
+	if placed > 0 {
+		log.Info("placed unfinished instances stored before partitions existed", "instances", placed, "partitions", cfg.Partitions)
+	}
+	return nil
 }
 
 // advertised is the address other replicas reach a server listening on

@@ -385,7 +385,7 @@ func partitionsOf(ctx context.Context, b *testing.B, r *child, id string) []int 
 	return nil
 }
 
-func deploy(ctx context.Context, b *testing.B, r *child, model []byte) {
+func deploy(ctx context.Context, b testing.TB, r *child, model []byte) {
 	status, body, err := r.do(ctx, http.MethodPost, "/api/v1/definitions", "application/xml", model)
 	if err != nil || (status != http.StatusCreated && status != http.StatusOK) {
 		b.Fatalf("deploying: %d %v %s", status, err, body)

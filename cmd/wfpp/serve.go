@@ -129,6 +129,9 @@ func serve(ctx context.Context, addr string, log *slog.Logger) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := preparePartitions(ctx, clusterCfg, store, log); err != nil {
+		return err
+	}
 	var liveSrc atomic.Pointer[live.ReplicaSource] // once made: each heartbeat records its lag
 	if clusterCfg != nil {
 		clusterCfg.EventLag = func() time.Duration {
