@@ -33,8 +33,9 @@ type DigestChange struct {
 // replica, replaced at each publication.
 type ChangeDigests interface {
 	PublishDigest(ctx context.Context, d ChangeDigest) error
-	// Digests returns every replica's digest.
-	Digests(ctx context.Context) ([]ChangeDigest, error)
+	// Digests returns every replica's digest but except's: a replica reads
+	// the others', not its own.
+	Digests(ctx context.Context, except string) ([]ChangeDigest, error)
 	// RemoveDigests removes the digests published before before: those of
 	// replicas gone.
 	RemoveDigests(ctx context.Context, before time.Time) error

@@ -163,7 +163,7 @@ func (r *ReplicaSource) removeDigests(ctx context.Context, before time.Time) err
 // read that replica's last digest first, zero when none fell silent.
 func (r *ReplicaSource) pollDigests(ctx context.Context, watch map[string]*digestWatch) (silentSince time.Time, err error) {
 	qctx, cancel := context.WithTimeout(ctx, logTimeout)
-	ds, err := r.cfg.Digests.Digests(qctx)
+	ds, err := r.cfg.Digests.Digests(qctx, r.cfg.Replica)
 	cancel()
 	if err != nil {
 		return time.Time{}, fmt.Errorf("change digests: %w", err)
@@ -179,9 +179,6 @@ func (r *ReplicaSource) pollDigests(ctx context.Context, watch map[string]*diges
 	var found [][]engine.Event
 	listed := make(map[string]bool, len(ds))
 	for _, d := range ds {
-		if d.Replica == r.cfg.Replica {
-			continue
-		}
 		listed[d.Replica] = true
 		switch w := watch[d.Replica]; {
 		case w == nil || !w.published.Equal(d.Published):

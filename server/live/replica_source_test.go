@@ -213,7 +213,7 @@ func TestReplicaSourceReadsDigests(t *testing.T) {
 	}
 	require.Equal(t, want, seqs)
 
-	ds, err := store.Digests(t.Context())
+	ds, err := store.Digests(t.Context(), "")
 	require.NoError(t, err)
 	var a *engine.ChangeDigest
 	for i, d := range ds {

@@ -20,10 +20,11 @@ func (s *Store) PublishDigest(_ context.Context, d engine.ChangeDigest) error {
 	return nil
 }
 
-func (s *Store) Digests(context.Context) ([]engine.ChangeDigest, error) {
+func (s *Store) Digests(_ context.Context, except string) ([]engine.ChangeDigest, error) {
 	s.mu.RLock()
 	out := slices.Collect(maps.Values(s.digests))
 	s.mu.RUnlock()
+	out = slices.DeleteFunc(out, func(d engine.ChangeDigest) bool { return d.Replica == except })
 	for i := range out {
 		out[i].Changes = slices.Clone(out[i].Changes)
 	}

@@ -49,8 +49,8 @@ func (s *Store) PublishDigest(ctx context.Context, d engine.ChangeDigest) error 
 	return s.upsert(ctx, s.digests, d.Replica, digestDoc{Replica: d.Replica, Published: d.Published, Changes: raw})
 }
 
-func (s *Store) Digests(ctx context.Context) ([]engine.ChangeDigest, error) {
-	cur, err := s.digests.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+func (s *Store) Digests(ctx context.Context, except string) ([]engine.ChangeDigest, error) {
+	cur, err := s.digests.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$ne", Value: except}}}}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
 	if err != nil {
 		return nil, mapErr(err, "change digests")
 	}

@@ -11,11 +11,11 @@ import (
 
 // ChangeDigests is the conformance test of engine.ChangeDigests: one digest
 // per replica, each publication replacing the last, read back whole;
-// RemoveDigests drops those published before the time given. ds must start
-// empty.
+// RemoveDigests drops those published before the time given; a replica
+// reads all but its own. ds must start empty.
 func ChangeDigests(t *testing.T, ds engine.ChangeDigests) {
 	c := ctx(t)
-	none, err := ds.Digests(c)
+	none, err := ds.Digests(c, "")
 	require.NoError(t, err)
 	require.Empty(t, none)
 
@@ -32,7 +32,7 @@ func ChangeDigests(t *testing.T, ds engine.ChangeDigests) {
 	}
 	require.NoError(t, ds.PublishDigest(c, a))
 
-	got, err := ds.Digests(c)
+	got, err := ds.Digests(c, "")
 	require.NoError(t, err)
 	require.Len(t, got, 2)
 	require.Equal(t, "a", got[0].Replica, "by replica")
@@ -47,9 +47,13 @@ func ChangeDigests(t *testing.T, ds engine.ChangeDigests) {
 	}
 	require.Equal(t, "b", got[1].Replica)
 	require.Empty(t, got[1].Changes)
+	others, err := ds.Digests(c, "a")
+	require.NoError(t, err)
+	require.Len(t, others, 1, "all but a's")
+	require.Equal(t, "b", others[0].Replica)
 
 	require.NoError(t, ds.RemoveDigests(c, at(2500*time.Millisecond)))
-	got, err = ds.Digests(c)
+	got, err = ds.Digests(c, "")
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	require.Equal(t, "b", got[0].Replica, "published after the cut")
