@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -102,6 +103,26 @@ func (s *steps) start(t *testing.T, n int) []string {
 	return ids
 }
 
+// waitAtC waits until every instance waits at c with its other branch, d,
+// at the join: nothing commits until c's gate opens. (Task c starting says
+// only that d started too.)
+func (s *steps) waitAtC(t *testing.T, ids []string) {
+	t.Helper()
+	eventually(t, "every instance waits at c, d at the join", func() bool {
+		if s.atC.Load() != int64(len(ids)) {
+			return false
+		}
+		for _, id := range ids {
+			snap, err := s.inner.Instance(t.Context(), id)
+			require.NoError(t, err)
+			if !slices.ContainsFunc(snap.Tokens, func(tk engine.TokenState) bool { return tk.ElementID == "join" }) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // requireFresh reads every instance twice through the cache, allowing stale
 // answers, while nothing changes: both must be what the store holds.
 func (s *steps) requireFresh(t *testing.T, ids []string) {
@@ -139,7 +160,7 @@ func TestEngineSurvivesRedisFaults(t *testing.T) {
 
 	close(s.gateB) // the instances move on while Redis goes away
 	srv.Stop()
-	eventually(t, "every instance waits at c", func() bool { return s.atC.Load() == n })
+	s.waitAtC(t, ids)
 	eventually(t, "health says degraded", func() bool { ok, _ := c.Health(); return !ok })
 	ok, detail := c.Health()
 	require.False(t, ok)
