@@ -15,35 +15,40 @@ import (
 // down each replica falls back to a bucket of its own, so the combined rate
 // is at most the number of replicas times Rate until Redis answers again.
 //
-// A replica takes the tokens of a busy key from Redis a few at a time and
-// spends them within reserveFor (a reservation; tokens left then are lost),
-// so a key calling often costs one Redis round trip per reservation, not
-// per call. The shared bucket still hands out every token, so the limit
-// never loosens; tokens lost make it at most a reservation per replica
-// stricter. A slow limit (below one token per reserveFor) reserves one at
-// a time. An empty bucket refuses the key's calls here until Redis said
-// its next token is due: none can come sooner.
+// A replica takes the tokens of a busy key from Redis a few at a time (a
+// reservation) and spends them within reserveFor; the next round trip for
+// the key gives back what is left and takes the next. A key calling often
+// thus costs one Redis round trip per reservation, not per call, and one
+// call at a time per key and replica asks Redis (the others wait for its
+// answer). A reservation is twice what the key spent of the last one, at
+// most reserveFor's worth of the rate and a tenth of the burst, so a slow
+// key reserves one token at a time. The shared bucket hands out every token
+// spent, so the limit never loosens; while tokens are held the others see
+// that many fewer. A key Redis said is empty is refused here until its next
+// token is due: none can come sooner. Tokens held by a key that stops
+// calling are lost when the limiter sweeps it (at most a reservation each).
 type Limiter struct {
-	c     *Cache
-	rate  float64
-	burst int
-	chunk int // tokens a reservation asks for
-
+	c        *Cache
+	rate     float64
+	burst    int
+	maxChunk int // the most tokens a reservation asks for
 	mu       sync.Mutex
 	local    map[string]*bucket
-	reserved map[string]reservation
-	sweepAt  int // sweep expired reservations when the map reaches this size
+	reserved map[string]*reservation
+	sweepAt  int // sweep idle reservations when the map reaches this size
 }
 
 // reserveFor is how long a replica keeps the tokens it reserved.
 const reserveFor = 20 * time.Millisecond
 
-// reservation is the tokens a replica took from a key's shared bucket and
-// has not spent yet, or, with none, when the bucket's next token is due.
+// reservation is a key's tokens taken from the shared bucket and not yet
+// spent or given back.
 type reservation struct {
 	tokens int
-	until  time.Time // tokens are spent before, or the next is due at
-	empty  bool      // the bucket had none: refuse until then
+	until  time.Time     // tokens are spent before; after, they go back
+	empty  bool          // the bucket had none: refuse until then
+	chunk  int           // what the last reservation took
+	asking chan struct{} // closed when the round trip in flight answers
 }
 
 // Limiter returns a limiter of rate tokens per second and burst tokens.
@@ -51,14 +56,14 @@ func (c *Cache) Limiter(rate float64, burst int) (*Limiter, error) {
 	if rate <= 0 || math.IsInf(rate, 0) || math.IsNaN(rate) || burst < 1 {
 		return nil, fmt.Errorf("cache limiter: rate must be positive and burst at least 1, got %v and %d", rate, burst)
 	}
-	chunk := int(min(rate*reserveFor.Seconds(), float64(burst)/10))
-	return &Limiter{c: c, rate: rate, burst: burst, chunk: max(1, chunk),
-		local: map[string]*bucket{}, reserved: map[string]reservation{}, sweepAt: 1024}, nil
+	most := int(min(rate*reserveFor.Seconds(), float64(burst)/10))
+	return &Limiter{c: c, rate: rate, burst: burst, maxChunk: max(1, most),
+		local: map[string]*bucket{}, reserved: map[string]*reservation{}, sweepAt: 1024}, nil
 }
 
-// limitScript takes up to ARGV[3] tokens from the bucket at KEYS[1] on
-// Redis's own clock and returns how many it took and, when none, how many
-// milliseconds until one is due.
+// limitScript gives ARGV[4] tokens back to the bucket at KEYS[1], then takes
+// up to ARGV[3], on Redis's own clock, and returns how many it took and,
+// when none, how many milliseconds until one is due.
 var limitScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -67,7 +72,7 @@ local burst = tonumber(ARGV[2])
 local b = redis.call('HMGET', KEYS[1], 'tk', 'ts')
 local tokens = tonumber(b[1]) or burst
 local ts = tonumber(b[2]) or now
-tokens = math.min(burst, tokens + math.max(0, now - ts) * rate)
+tokens = math.min(burst, tokens + math.max(0, now - ts) * rate + tonumber(ARGV[4]))
 local took = math.min(tonumber(ARGV[3]), math.floor(tokens))
 local wait = 0
 if took >= 1 then tokens = tokens - took else took = 0; wait = math.ceil((1 - tokens) / rate) end
@@ -79,23 +84,9 @@ return {took, wait}`)
 // long until one is due.
 func (l *Limiter) Allow(ctx context.Context, key string) (ok bool, retryAfter time.Duration) {
 	if !l.c.down.Load() {
-		if ok, wait, known := l.spend(key, time.Now()); known {
-			return ok, wait
-		}
-		octx, cancel := l.c.op(ctx)
-		defer cancel()
-		res, err := limitScript.Run(octx, l.c.rdb, []string{l.c.key("rl", key)}, l.rate, l.burst, l.chunk).Int64Slice()
-		if err == nil && len(res) == 2 {
-			if res[0] == 0 {
-				wait := time.Duration(res[1]) * time.Millisecond
-				l.record(key, reservation{until: time.Now().Add(wait), empty: true})
-				return false, wait
-			}
-			l.keep(key, int(res[0])-1)
-			return true, 0
-		}
+		ok, wait, err := l.shared(ctx, key)
 		if err == nil {
-			err = fmt.Errorf("rate limit script answered %v, want two numbers", res)
+			return ok, wait
 		}
 		l.c.fail(ctx, err)
 	}
@@ -103,57 +94,99 @@ func (l *Limiter) Allow(ctx context.Context, key string) (ok bool, retryAfter ti
 	return wait == 0, wait
 }
 
-// spend answers a call from key's reservation: a token left, or a refusal
-// while the bucket's next token is not due. known is false when Redis must
-// be asked.
-func (l *Limiter) spend(key string, now time.Time) (ok bool, wait time.Duration, known bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	r, found := l.reserved[key]
-	switch {
-	case !found || !now.Before(r.until):
-		return false, 0, false
-	case r.empty:
-		return false, r.until.Sub(now), true
-	case r.tokens == 0:
-		return false, 0, false
-	}
-	r.tokens--
-	l.reserved[key] = r
-	return true, 0, true
-}
-
-// keep adds tokens taken from Redis and not spent to key's reservation.
-func (l *Limiter) keep(key string, tokens int) {
-	now := time.Now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if r, ok := l.reserved[key]; ok && !r.empty && now.Before(r.until) {
-		tokens += r.tokens
-	}
-	l.put(key, reservation{tokens: tokens, until: now.Add(reserveFor)})
-}
-
-// record sets key's reservation.
-func (l *Limiter) record(key string, r reservation) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.put(key, r)
-}
-
-// put sets key's reservation, sweeping expired ones as the map grows; l.mu
-// is held.
-func (l *Limiter) put(key string, r reservation) {
-	l.reserved[key] = r
-	if len(l.reserved) >= l.sweepAt {
-		now := time.Now()
-		for k, r := range l.reserved {
-			if !now.Before(r.until) {
-				delete(l.reserved, k)
-			}
+// shared answers a call from the shared bucket: from key's reservation
+// when it can, from Redis when not.
+func (l *Limiter) shared(ctx context.Context, key string) (ok bool, wait time.Duration, err error) {
+	for {
+		r, ok, wait, known := l.spend(key)
+		switch {
+		case known:
+			return ok, wait, nil
+		case r != nil:
+			return l.reserve(ctx, key, r)
 		}
-		l.sweepAt = max(1024, 2*len(l.reserved))
+		// Another call asked Redis: spend from its answer.
 	}
+}
+
+// spend answers a call from key's reservation: a token left, or a refusal
+// while the bucket's next token is not due (known). Otherwise Redis must
+// be asked: spend returns the reservation when this call is to ask, or nil
+// after another call's round trip answered.
+func (l *Limiter) spend(key string) (r *reservation, ok bool, wait time.Duration, known bool) {
+	l.mu.Lock()
+	r = l.reserved[key]
+	if r == nil {
+		r = &reservation{}
+		l.put(key, r)
+	}
+	now := time.Now()
+	switch {
+	case r.asking != nil:
+		asking := r.asking
+		l.mu.Unlock()
+		<-asking
+		return nil, false, 0, false
+	case r.empty && now.Before(r.until):
+		defer l.mu.Unlock()
+		return r, false, r.until.Sub(now), true
+	case r.tokens > 0 && now.Before(r.until):
+		defer l.mu.Unlock()
+		r.tokens--
+		return r, true, 0, true
+	}
+	r.asking = make(chan struct{})
+	l.mu.Unlock()
+	return r, false, 0, false
+}
+
+// reserve asks Redis for key's next reservation, giving back what r holds,
+// and takes a token of it for this call.
+func (l *Limiter) reserve(ctx context.Context, key string, r *reservation) (ok bool, wait time.Duration, err error) {
+	l.mu.Lock()
+	back := 0
+	if !r.empty {
+		back = r.tokens
+	}
+	want := min(l.maxChunk, max(1, 2*(r.chunk-back)))
+	l.mu.Unlock()
+	octx, cancel := l.c.op(ctx)
+	defer cancel()
+	res, err := limitScript.Run(octx, l.c.rdb, []string{l.c.key("rl", key)}, l.rate, l.burst, want, back).Int64Slice()
+	if err == nil && len(res) != 2 {
+		err = fmt.Errorf("rate limit script answered %v, want two numbers", res)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	defer func() { close(r.asking); r.asking = nil }()
+	if err != nil {
+		r.tokens, r.empty = 0, false // given back or not, they are not ours to spend
+		return false, 0, err
+	}
+	took, now := int(res[0]), time.Now()
+	if took == 0 {
+		wait = time.Duration(res[1]) * time.Millisecond
+		r.tokens, r.chunk, r.empty, r.until = 0, 0, true, now.Add(wait)
+		return false, wait, nil
+	}
+	r.tokens, r.chunk, r.empty, r.until = took-1, took, false, now.Add(reserveFor)
+	return true, 0, nil
+}
+
+// put adds key's reservation, sweeping idle ones (nothing held, nothing
+// asked) as the map grows; l.mu is held.
+func (l *Limiter) put(key string, r *reservation) {
+	l.reserved[key] = r
+	if len(l.reserved) < l.sweepAt {
+		return
+	}
+	now := time.Now()
+	for k, r := range l.reserved {
+		if r.asking == nil && (r.tokens == 0 || !now.Before(r.until)) && !(r.empty && now.Before(r.until)) {
+			delete(l.reserved, k)
+		}
+	}
+	l.sweepAt = max(1024, 2*len(l.reserved))
 }
 
 func (l *Limiter) bucket(key string) *bucket {

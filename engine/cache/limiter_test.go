@@ -3,6 +3,8 @@ package cache_test
 import (
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -111,4 +113,28 @@ func scriptCalls(t *testing.T, srv *redistest.Server) int {
 		}
 	}
 	return n
+}
+
+// Calls of one key arriving together on a replica share one round trip:
+// they do not each take a reservation (which would empty the bucket).
+func TestLimiterConcurrentCallsShareAReservation(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	l, err := open(t, srv, cache.Config{}).Limiter(1_000_000, 100_000)
+	require.NoError(t, err)
+	before := scriptCalls(t, srv)
+	var refused atomic.Int64
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for range 500 {
+				if ok, _ := l.Allow(t.Context(), "client"); !ok {
+					refused.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	require.Zero(t, refused.Load(), "8,000 calls under a limit of a million a second (burst 100,000)")
+	require.Less(t, scriptCalls(t, srv)-before, 8000/4)
 }
