@@ -127,9 +127,12 @@ func (c *cluster) tick(ctx context.Context) error {
 	now := c.e.clock.Now()
 	lctx, cancel := context.WithTimeout(ctx, leaseCallTimeout)
 	defer cancel()
-	self := Replica{ID: c.cfg.ReplicaID, Address: c.cfg.Address, Started: c.started, Heartbeat: now}
+	self := Replica{ID: c.cfg.ReplicaID, Address: c.cfg.Address, Started: c.started, Heartbeat: now, Machine: c.cfg.Machine}
 	if c.cfg.EventLag != nil {
 		self.EventLagMs = c.cfg.EventLag().Milliseconds()
+	}
+	if c.cfg.CPUs != nil {
+		self.CPUs = c.cfg.CPUs()
 	}
 	if err := c.leases.Heartbeat(lctx, self); err != nil {
 		c.renew(ctx, false)
@@ -145,10 +148,17 @@ func (c *cluster) tick(ctx context.Context) error {
 		return fmt.Errorf("reading partition leases: %w", err)
 	}
 	live := map[string]int{c.cfg.ReplicaID: 0} // live replica → partitions it holds
+	neighbours := 1                            // live replicas on this machine
 	for _, r := range replicas {
 		if now.Sub(r.Heartbeat) < c.cfg.LeaseTTL {
 			live[r.ID] = 0
+			if r.ID != c.cfg.ReplicaID && r.Machine != "" && r.Machine == c.cfg.Machine {
+				neighbours++
+			}
 		}
+	}
+	if c.cfg.Neighbours != nil {
+		c.cfg.Neighbours(neighbours)
 	}
 	byPartition := map[int]PartitionLease{}
 	var nextExpiry time.Time

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -550,5 +551,48 @@ func TestClusterCreatesNeedNoLeaseReadWhileFresh(t *testing.T) {
 		clock.Advance(ttl / 60) // until the next round comes, and renews
 		startReplicaInstance(t, r, "waiter")
 		return creates.last()
+	})
+}
+
+// Each heartbeat tells a replica how many live replicas share its machine,
+// and records the machine and the CPUs it uses for GET /api/v1/cluster.
+func TestClusterCountsReplicasOnTheSameMachine(t *testing.T) {
+	st := memstore.New()
+	var mu sync.Mutex
+	heard := map[string]int{} // replica → the last count it heard
+	on := func(machine string, cpus int) option {
+		return func(cfg *engine.Config) {
+			id := cfg.Cluster.ReplicaID
+			cfg.Cluster.Machine = machine
+			cfg.Cluster.CPUs = func() int { return cpus }
+			cfg.Cluster.Neighbours = func(n int) {
+				mu.Lock()
+				defer mu.Unlock()
+				heard[id] = n
+			}
+		}
+	}
+	a := startReplica(t, st, "a", leaseTTL, on("m1", 2))
+	b := startReplica(t, st, "b", leaseTTL, on("m1", 1))
+	startReplica(t, st, "c", leaseTTL, on("m2", 4))
+	eventually(t, "a and b count each other, c only itself", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return heard["a"] == 2 && heard["b"] == 2 && heard["c"] == 1
+	})
+	cs, err := a.e.ClusterState(context.Background())
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, r := range cs.Replicas {
+		got[r.ID] = fmt.Sprintf("%s/%d", r.Machine, r.CPUs)
+	}
+	require.Equal(t, map[string]string{"a": "m1/2", "b": "m1/1", "c": "m2/4"}, got)
+
+	b.e.Close()
+	require.NoError(t, st.RemoveReplica(context.Background(), "b"))
+	eventually(t, "a alone on m1 again", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return heard["a"] == 1
 	})
 }

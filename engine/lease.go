@@ -45,6 +45,10 @@ type Replica struct {
 	// EventLagMs is how late, at its last heartbeat, the events of the
 	// other replicas reached this one's live clients (ClusterConfig.EventLag).
 	EventLagMs int64 `json:"eventLagMs" bson:"event_lag_ms"`
+	// Machine names the machine the replica runs on (ClusterConfig.Machine),
+	// CPUs how many it runs Go code on at once (ClusterConfig.CPUs).
+	Machine string `json:"machine,omitempty" bson:"machine,omitempty"`
+	CPUs    int    `json:"cpus,omitempty" bson:"cpus,omitempty"`
 }
 
 // PartitionLease is who holds one partition, at which epoch, until when.
@@ -136,6 +140,14 @@ type ClusterConfig struct {
 	// EventLag, when set, says how late other replicas' events reach this
 	// one's live clients; each heartbeat records it (Replica.EventLagMs).
 	EventLag func() time.Duration
+	// Machine names the machine this replica runs on, the same for every
+	// replica there (wfpp serve: the kernel's boot id). Neighbours, when
+	// set, hears after each heartbeat how many live replicas, this one
+	// included, run on Machine; CPUs, when set, says how many CPUs this
+	// one uses, for its heartbeat (Replica.CPUs).
+	Machine    string
+	Neighbours func(n int)
+	CPUs       func() int
 }
 
 // Peers reaches the other replicas for what crosses partitions. wfpp serve

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -27,6 +28,11 @@ func clusterFromEnv(getenv func(string) string, kind, listen string, leases engi
 	cfg := &engine.ClusterConfig{
 		ReplicaID: getenv("WFPP_REPLICA_ID"), Address: getenv("WFPP_ADVERTISE_ADDR"),
 		Partitions: engine.ClusterPartitionsDefault, LeaseTTL: engine.LeaseTTLDefault,
+		Machine: machineID(),
+	}
+	cfg.CPUs = func() int { return runtime.GOMAXPROCS(0) }
+	if share := newCPUShare(getenv, log); share != nil {
+		cfg.Neighbours = share.neighbours
 	}
 	var errs []error
 	if cfg.ReplicaID == "" {

@@ -95,7 +95,7 @@ var apiOperations = []apiOperation{
 	{"post", "/dead-letters/{id}/discard", "dead letters", "Discard a pending dead letter: give up on replaying it; its incident stays open", nil, "", 200, "", []int{404, 409}},
 	{"delete", "/dead-letters/{id}", "dead letters", "Delete a settled dead letter (409 while it is pending or replaying)", nil, "", 204, "", []int{404, 409}},
 
-	{"get", "/cluster", "cluster", "The replicas of the cluster (id, address, last heartbeat, live when it beat within the lease TTL, the partitions it leases) and every partition's lease (owner, epoch, expiry), as the answering replica sees them; self is empty when the server runs alone, holding every partition. Operators", nil, "", 200, "Cluster", []int{403}},
+	{"get", "/cluster", "cluster", "The replicas of the cluster (id, address, last heartbeat, live when it beat within the lease TTL, the partitions it leases, the machine it runs on and how many of its CPUs it uses) and every partition's lease (owner, epoch, expiry), as the answering replica sees them; self is empty when the server runs alone, holding every partition. Operators", nil, "", 200, "Cluster", []int{403}},
 	{"get", "/circuits", "circuits", "List the circuit breakers jobs went through, by key: state (closed, open, half_open), failures in a row, calls and failures in the window, when it opened, its config", []string{"limit", "cursor"}, "", 200, "CircuitPage", nil},
 	{"post", "/circuits/{key}/reset", "circuits", "Close a circuit breaker (key URL-encoded) and clear its counts: jobs run again at once", nil, "", 200, "Circuit", []int{404}},
 
@@ -281,7 +281,7 @@ func apiSchemas() map[string]any {
 			"self": str, "partitions": num, "leaseTtlMs": num, "held": map[string]any{"type": "array", "items": num},
 			"replicas": map[string]any{"type": "array", "items": obj(map[string]any{
 				"id": str, "address": str, "startedAt": tim, "heartbeat": tim, "live": boo, "heartbeatAgeMs": num, "self": boo, "eventLagMs": num,
-				"partitions": map[string]any{"type": "array", "items": num},
+				"machine": str, "cpus": num, "partitions": map[string]any{"type": "array", "items": num},
 			}, "id", "address", "heartbeat", "live")},
 			"leases": map[string]any{"type": "array", "items": obj(map[string]any{
 				"partition": num, "owner": str, "epoch": num, "expires": tim, "leased": boo, "here": boo, "unfinished": num,

@@ -29,7 +29,7 @@ func (s *Service) clusterPage(c *fiber.Ctx) error {
 		d.Replicas = append(d.Replicas, web.ClusterReplica{
 			ID: r.ID, Address: r.Address, Started: r.Started, Heartbeat: r.Heartbeat,
 			HeartbeatAge: time.Duration(r.HeartbeatAgeMs) * time.Millisecond, Live: r.Live, Self: r.Self, Partitions: r.Partitions,
-			EventLag: time.Duration(r.EventLagMs) * time.Millisecond,
+			EventLag: time.Duration(r.EventLagMs) * time.Millisecond, CPUs: r.CPUs,
 		})
 	}
 	for _, l := range v.Leases {
