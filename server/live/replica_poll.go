@@ -16,8 +16,8 @@ func (r *ReplicaSource) setPollFrom(from time.Time) {
 	r.seenMu.Unlock()
 }
 
-// pollLoop polls every PollInterval (without digests, FanoutPollInterval
-// while Redis carries the events). A poll reads the other replicas' change
+// pollLoop polls every PollInterval (while Redis carries the events,
+// FanoutPollInterval without digests, and every digest beat with them). A poll reads the other replicas' change
 // digests, or queries the instances updated since a little before the
 // previous poll: without digests, at the first poll, when the digests may
 // have dropped changes since the previous poll, and after a replica fell
@@ -38,6 +38,11 @@ func (r *ReplicaSource) pollLoop(ctx context.Context) {
 		}
 		started := time.Now()
 		if r.cfg.Digests == nil && r.cfg.Fanout() && started.Sub(lastQuery) < r.cfg.FanoutPollInterval {
+			continue
+		}
+		// While Redis brings the events, digests are read on their beat
+		// (they are published on it): a safety net for what Redis lost.
+		if r.cfg.Digests != nil && !queryDue && r.cfg.Fanout() && started.Sub(lastPoll) < digestBeats*r.cfg.PollInterval-r.cfg.PollInterval/2 {
 			continue
 		}
 		query := r.cfg.Digests == nil || queryDue || started.Sub(lastPoll) > digestKeep/2

@@ -60,7 +60,7 @@ type ReplicaConfig struct {
 	// Fanout reports whether Events carries the other replicas' events now
 	// (Redis answers). While it does, Log is polled only every
 	// FanoutPollInterval without Digests, for what Redis lost, and digests
-	// are published on their beat only; nil means never.
+	// are published and read on their beat only; nil means never.
 	Fanout             func() bool
 	PollInterval       time.Duration // while nothing else brings other replicas' events; default 500 ms
 	FanoutPollInterval time.Duration // while Fanout says events come through Redis and there are no Digests; default 10 s

@@ -1,8 +1,10 @@
 package live_test
 
 import (
+	"context"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -329,4 +331,41 @@ func TestReplicaSourceConfig(t *testing.T) {
 	rs, err := live.NewReplicaSource(live.ReplicaConfig{Events: &pushSource{}})
 	require.NoError(t, err)
 	rs.Close() // never started: nothing to stop
+}
+
+// countedDigests counts the reads of the other replicas' digests.
+type countedDigests struct {
+	engine.ChangeDigests
+	reads atomic.Int64
+}
+
+func (c *countedDigests) Digests(ctx context.Context, except string) ([]engine.ChangeDigest, error) {
+	c.reads.Add(1)
+	return c.ChangeDigests.Digests(ctx, except)
+}
+
+// TestReplicaSourceReadsDigestsOnTheirBeatWhileRedisCarriesEvents: the
+// digests are a safety net while Redis brings the other replicas' events:
+// a source reads them every beat (two poll intervals), as they are
+// published, not at every poll; without Redis, at every poll.
+func TestReplicaSourceReadsDigestsOnTheirBeatWhileRedisCarriesEvents(t *testing.T) {
+	t.Parallel()
+	const poll = 20 * time.Millisecond
+	reads := func(fanout bool) int64 {
+		store := memstore.New()
+		d := &countedDigests{ChangeDigests: store}
+		src, err := live.NewReplicaSource(live.ReplicaConfig{
+			Events: &pushSource{}, Log: store, PollInterval: poll, FanoutPollInterval: time.Hour,
+			Fanout: func() bool { return fanout }, Digests: d, Replica: "b", Own: &pushSource{},
+		})
+		require.NoError(t, err)
+		src.Subscribe(func([]engine.Event) {})
+		time.Sleep(50 * poll)
+		src.Close()
+		return d.reads.Load()
+	}
+	withRedis, without := reads(true), reads(false)
+	require.Greater(t, without, int64(20), "about one read every poll (50 polls)")
+	require.Less(t, withRedis, without*3/4, "about one every beat: %d reads with Redis, %d without", withRedis, without)
+	require.Greater(t, withRedis, int64(8), "still read every beat (25 beats)")
 }
