@@ -57,8 +57,10 @@ func (c *Cache) Limiter(rate float64, burst int) (*Limiter, error) {
 		return nil, fmt.Errorf("cache limiter: rate must be positive and burst at least 1, got %v and %d", rate, burst)
 	}
 	most := int(min(rate*reserveFor.Seconds(), float64(burst)/10))
-	return &Limiter{c: c, rate: rate, burst: burst, maxChunk: max(1, most),
-		local: map[string]*bucket{}, reserved: map[string]*reservation{}, sweepAt: 1024}, nil
+	return &Limiter{
+		c: c, rate: rate, burst: burst, maxChunk: max(1, most),
+		local: map[string]*bucket{}, reserved: map[string]*reservation{}, sweepAt: 1024,
+	}, nil
 }
 
 // limitScript gives ARGV[4] tokens back to the bucket at KEYS[1], then takes
