@@ -32,6 +32,7 @@ type Limiter struct {
 	rate     float64
 	burst    int
 	maxChunk int // the most tokens a reservation asks for
+
 	mu       sync.Mutex
 	local    map[string]*bucket
 	reserved map[string]*reservation
