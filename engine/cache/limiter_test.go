@@ -15,14 +15,21 @@ import (
 	"github.com/workflowpp/wfpp/engine/cache/redistest"
 )
 
+// replicaLimiters returns the limiters of two replicas sharing srv.
+func replicaLimiters(t *testing.T, srv *redistest.Server, rate float64, burst int) (la, lb *cache.Limiter) {
+	t.Helper()
+	prefix := redistest.Prefix(t)
+	la, err := open(t, srv, cache.Config{Prefix: prefix}).Limiter(rate, burst)
+	require.NoError(t, err)
+	lb, err = open(t, srv, cache.Config{Prefix: prefix}).Limiter(rate, burst)
+	require.NoError(t, err)
+	return la, lb
+}
+
 func TestLimiterSharedAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
-	prefix := redistest.Prefix(t)
-	la, err := open(t, srv, cache.Config{Prefix: prefix}).Limiter(0.001, 3)
-	require.NoError(t, err)
-	lb, err := open(t, srv, cache.Config{Prefix: prefix}).Limiter(0.001, 3)
-	require.NoError(t, err)
+	la, lb := replicaLimiters(t, srv, 0.001, 3)
 	ctx := t.Context()
 
 	allowed := 0
@@ -65,12 +72,8 @@ func TestLimiterRejectsBadInput(t *testing.T) {
 func TestLimiterReservesTokensOfABusyKey(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
-	prefix := redistest.Prefix(t)
 	// 500 tokens a second, burst 40: reservations of 4 (a tenth of the burst).
-	la, err := open(t, srv, cache.Config{Prefix: prefix}).Limiter(500, 40)
-	require.NoError(t, err)
-	lb, err := open(t, srv, cache.Config{Prefix: prefix}).Limiter(500, 40)
-	require.NoError(t, err)
+	la, lb := replicaLimiters(t, srv, 500, 40)
 	ctx := t.Context()
 	before := scriptCalls(t, srv)
 
